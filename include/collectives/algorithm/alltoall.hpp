@@ -1,0 +1,127 @@
+#pragma once
+// collectives::alltoall — all-to-all personalized exchange (MPI_Alltoall).
+
+#include <collectives/algorithm/alltoall/pairwise.hpp>
+#include <collectives/algorithm/alltoall/ring.hpp>
+#include <collectives/algorithm/requirements.hpp>
+#include <collectives/detail/buffers.hpp>
+#include <collectives/detail/require.hpp>
+#include <collectives/execution/communicator.hpp>
+#include <collectives/execution/executor.hpp>
+
+#include <bit>
+#include <cstddef>
+#include <ranges>
+#include <string>
+#include <type_traits>
+
+namespace collectives {
+
+/// Algorithms for alltoall; pass one as the last argument to name it.
+namespace alltoall_algorithm {
+
+/// Direct exchange with partners rank ± k, p - 1 steps; any p.
+struct Pairwise {
+  static constexpr const char* name = "pairwise";
+  template <topology T> static constexpr auto schedule(const T& t) { return PairwiseSchedule<T>(t); }
+};
+/// Direct exchange with partner rank XOR k, p - 1 steps; p a power of two.
+struct PairwiseXor {
+  static constexpr const char* name = "pairwise_xor";
+  template <topology T> static constexpr auto schedule(const T& t) { return PairwiseXorSchedule<T>(t); }
+};
+/// One-way ring, p - 1 steps of shrinking messages; any p.
+struct Ring {
+  static constexpr const char* name = "ring";
+  template <topology T> static constexpr auto schedule(const T& t) { return RingSchedule<T>(t); }
+};
+/// Both ways round the ring, about p/2 steps; any p.
+struct RingTwoWay {
+  static constexpr const char* name = "ring_two_way";
+  template <topology T> static constexpr auto schedule(const T& t) { return RingTwoWaySchedule<T>(t); }
+};
+
+inline constexpr Pairwise pairwise{};
+inline constexpr PairwiseXor pairwise_xor{};
+inline constexpr Ring ring{};
+inline constexpr RingTwoWay ring_two_way{};
+
+/// The algorithm used when none is named (until the cost model selects): pairwise XOR when
+/// p is a power of two, else pairwise.
+struct Default {
+  static constexpr const char* name = "default";
+};
+inline constexpr Default automatic{};
+
+} // namespace alltoall_algorithm
+
+namespace detail {
+
+template <class A, class T>
+concept alltoall_algorithm_for = requires(const T& t) { A::schedule(t); };
+
+/// Shared checks of the alltoall family; returns m, the elements per block.
+template <class Comm, class Send, class Recv>
+constexpr std::size_t alltoall_block_size(const Comm& comm, const Send& send, const Recv& recv, const char* call)
+{
+  using Topo = typename Comm::topology_type;
+  constexpr std::size_t P = static_size_v<Topo>;
+  constexpr std::size_t NS = static_extent_v<Send>;
+  constexpr std::size_t NR = static_extent_v<Recv>;
+  if constexpr (P != dynamic_extent && NS != dynamic_extent)
+    static_assert(NS % P == 0, "collectives::alltoall: the send range's size is not a multiple of the communicator's size");
+  if constexpr (NS != dynamic_extent && NR != dynamic_extent)
+    static_assert(NR >= NS, "collectives::alltoall: the receive range is smaller than the send range");
+  const std::size_t p = comm.size();
+  const std::size_t ns = std::ranges::size(send);
+  const std::size_t nr = std::ranges::size(recv);
+  if (ns % p != 0)
+    throw_invalid_argument(std::string(call) + ": the send range has " + to_text(ns) +
+                           " elements, which is not p*m for p = " + to_text(p));
+  if (nr < ns)
+    throw_invalid_argument(std::string(call) + ": the receive range has " + to_text(nr) + " elements, needs " +
+                           to_text(ns));
+  return ns / p;
+}
+
+} // namespace detail
+
+/// alltoall(comm, send, recv[, algorithm]): block j (m elements) of rank i's `send` becomes
+/// block i of rank j's `recv`. send holds p*m elements; recv at least p*m.
+/// Requirements: trivially copyable elements of one type; the algorithm must fit the
+/// topology (hypercube algorithms need p a power of two). Bad input throws
+/// std::invalid_argument (a compile error when sizes are static) before anything is written.
+/// Cost: see each algorithm. collective: every rank must call it with the same algorithm and m.
+struct alltoall_fn {
+  template <communicator Comm, buffer Send, output_buffer Recv, class Alg>
+    requires std::same_as<std::ranges::range_value_t<Send>, std::ranges::range_value_t<Recv>>
+  void operator()(Comm& comm, const Send& send, Recv&& recv, Alg) const
+  {
+    using Topo = typename Comm::topology_type;
+    using T = std::ranges::range_value_t<Send>;
+    const std::size_t m = detail::alltoall_block_size(comm, send, recv, "collectives::alltoall");
+    const T* in = std::ranges::data(send);
+    T* out = std::ranges::data(recv);
+    if constexpr (std::same_as<Alg, alltoall_algorithm::Default>) {
+      if (detail::is_power_of_two(comm.size()))
+        execute(PairwiseXorSchedule<Topo>(comm.topology()), comm.endpoint(), in, BlockLayout{m}, out, BlockLayout{m}, m);
+      else
+        execute(PairwiseSchedule<Topo>(comm.topology()), comm.endpoint(), in, BlockLayout{m}, out, BlockLayout{m}, m);
+    } else {
+      static_assert(detail::alltoall_algorithm_for<Alg, Topo>,
+                    "collectives::alltoall: the last argument is not an alltoall algorithm for this topology");
+      execute(Alg::schedule(comm.topology()), comm.endpoint(), in, BlockLayout{m}, out, BlockLayout{m}, m);
+    }
+  }
+
+  template <communicator Comm, buffer Send, output_buffer Recv>
+  void operator()(Comm& comm, const Send& send, Recv&& recv) const
+  {
+    (*this)(comm, send, std::forward<Recv>(recv), alltoall_algorithm::automatic);
+  }
+};
+
+/// See alltoall_fn.
+inline constexpr alltoall_fn alltoall{};
+
+} // namespace collectives

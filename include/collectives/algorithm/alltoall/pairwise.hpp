@@ -1,0 +1,81 @@
+#pragma once
+// Alltoall by direct pairwise exchange: in step k every rank trades one block with one
+// partner. Two partner rules:
+//  - PairwiseSchedule (any p): send to rank + k, receive from rank - k (mod p);
+//  - PairwiseXorSchedule (p a power of two, the seeds' optimal hypercube algorithm):
+//    partner rank XOR k, congestion-free under E-cube routing.
+// Step 0 also copies the rank's own block. Each block is copied once, straight from the
+// sender's input into the receiver's output.
+
+#include <collectives/algorithm/requirements.hpp>
+#include <collectives/schedule/operation.hpp>
+#include <collectives/schedule/pattern.hpp>
+#include <collectives/topology/concepts.hpp>
+
+#include <cstddef>
+
+namespace collectives {
+
+/// p - 1 exchanges with partners rank ± k; any p. Cost (one-port, CT):
+/// (p - 1)(t_s + t_w m) plus hops.
+template <topology T>
+class PairwiseSchedule {
+public:
+  constexpr explicit PairwiseSchedule(T topo) : topo_(topo) {}
+  constexpr std::size_t size() const { return topo_.size(); }
+  constexpr const T& topology() const { return topo_; }
+  constexpr std::size_t num_steps() const { return size() > 1 ? size() - 1 : 1; }
+  constexpr std::size_t scratch_blocks() const { return 0; }
+  constexpr AlltoallOp operation() const { return {size()}; }
+
+  template <class V>
+  constexpr void visit(std::size_t r, std::size_t step, V& v) const
+  {
+    const std::size_t p = size();
+    if (step == 0) v.local({contiguous(Buffer::input, r, 1), contiguous(Buffer::output, r, 1)});
+    if (p == 1) return;
+    const std::size_t k = step + 1;
+    const std::size_t to = (r + k) % p;
+    const std::size_t from = (r + p - k) % p;
+    v.send({to, contiguous(Buffer::input, to, 1)});
+    v.recv({from, contiguous(Buffer::output, from, 1)});
+  }
+
+private:
+  T topo_;
+};
+
+/// p - 1 exchanges with partner rank XOR k (p a power of two). Cost (one-port, CT, on a
+/// hypercube): (p - 1)(t_s + t_w m) + t_h (p/2) log p.
+template <topology T>
+class PairwiseXorSchedule {
+public:
+  constexpr explicit PairwiseXorSchedule(T topo) : topo_(topo)
+  {
+    if constexpr (static_size_v<T> != dynamic_extent)
+      static_assert(detail::is_power_of_two(static_size_v<T>),
+                    "collectives::alltoall(pairwise_xor): the topology's size must be a power of two");
+    else
+      detail::require_power_of_two(topo_.size(), "collectives::alltoall(pairwise_xor)");
+  }
+  constexpr std::size_t size() const { return topo_.size(); }
+  constexpr const T& topology() const { return topo_; }
+  constexpr std::size_t num_steps() const { return size() > 1 ? size() - 1 : 1; }
+  constexpr std::size_t scratch_blocks() const { return 0; }
+  constexpr AlltoallOp operation() const { return {size()}; }
+
+  template <class V>
+  constexpr void visit(std::size_t r, std::size_t step, V& v) const
+  {
+    if (step == 0) v.local({contiguous(Buffer::input, r, 1), contiguous(Buffer::output, r, 1)});
+    if (size() == 1) return;
+    const std::size_t partner = r ^ (step + 1);
+    v.send({partner, contiguous(Buffer::input, partner, 1)});
+    v.recv({partner, contiguous(Buffer::output, partner, 1)});
+  }
+
+private:
+  T topo_;
+};
+
+} // namespace collectives

@@ -1,0 +1,56 @@
+#pragma once
+// A transport that records: wraps any endpoint and logs every message of every exchange
+// (rank, step, peer, bytes, direction) before passing it on. Tests compare the log with
+// what the schedule promises; traces will read it too.
+
+#include <collectives/transport/concepts.hpp>
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+namespace collectives {
+
+/// One logged message. `step` counts this endpoint's exchange calls from 0.
+struct MessageRecord {
+  std::size_t rank = 0;
+  std::size_t step = 0;
+  std::size_t peer = 0;
+  std::size_t bytes = 0;
+  bool outgoing = true;
+  friend constexpr bool operator==(const MessageRecord&, const MessageRecord&) = default;
+};
+
+/// Wraps endpoint E; satisfies collectives::endpoint itself.
+template <endpoint E>
+class RecordingEndpoint {
+public:
+  explicit RecordingEndpoint(E& inner) : inner_(&inner) {}
+  std::size_t rank() const { return inner_->rank(); }
+  std::size_t size() const { return inner_->size(); }
+
+  void exchange(std::span<const SendRequest> sends, std::span<const RecvRequest> recvs)
+  {
+    for (const auto& s : sends) log_.push_back({rank(), step_, s.peer, total_bytes(s.pieces), true});
+    for (const auto& r : recvs) log_.push_back({rank(), step_, r.peer, total_bytes(r.pieces), false});
+    ++step_;
+    inner_->exchange(sends, recvs);
+  }
+
+  /// Every message so far, in order.
+  const std::vector<MessageRecord>& log() const { return log_; }
+  /// Number of exchange calls so far.
+  std::size_t steps() const { return step_; }
+  void clear()
+  {
+    log_.clear();
+    step_ = 0;
+  }
+
+private:
+  E* inner_;
+  std::vector<MessageRecord> log_;
+  std::size_t step_ = 0;
+};
+
+} // namespace collectives
