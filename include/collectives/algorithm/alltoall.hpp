@@ -3,6 +3,7 @@
 
 #include <collectives/algorithm/alltoall/pairwise.hpp>
 #include <collectives/algorithm/alltoall/ring.hpp>
+// Each schedule header also defines its tag in collectives::alltoall_algorithm.
 #include <collectives/algorithm/requirements.hpp>
 #include <collectives/detail/buffers.hpp>
 #include <collectives/detail/require.hpp>
@@ -17,34 +18,7 @@
 
 namespace collectives {
 
-/// Algorithms for alltoall; pass one as the last argument to name it.
 namespace alltoall_algorithm {
-
-/// Direct exchange with partners rank ± k, p - 1 steps; any p.
-struct Pairwise {
-  static constexpr const char* name = "pairwise";
-  template <topology T> static constexpr auto schedule(const T& t) { return PairwiseSchedule<T>(t); }
-};
-/// Direct exchange with partner rank XOR k, p - 1 steps; p a power of two.
-struct PairwiseXor {
-  static constexpr const char* name = "pairwise_xor";
-  template <topology T> static constexpr auto schedule(const T& t) { return PairwiseXorSchedule<T>(t); }
-};
-/// One-way ring, p - 1 steps of shrinking messages; any p.
-struct Ring {
-  static constexpr const char* name = "ring";
-  template <topology T> static constexpr auto schedule(const T& t) { return RingSchedule<T>(t); }
-};
-/// Both ways round the ring, about p/2 steps; any p.
-struct RingTwoWay {
-  static constexpr const char* name = "ring_two_way";
-  template <topology T> static constexpr auto schedule(const T& t) { return RingTwoWaySchedule<T>(t); }
-};
-
-inline constexpr Pairwise pairwise{};
-inline constexpr PairwiseXor pairwise_xor{};
-inline constexpr Ring ring{};
-inline constexpr RingTwoWay ring_two_way{};
 
 /// The algorithm used when none is named (until the cost model selects): pairwise XOR when
 /// p is a power of two, else pairwise.

@@ -78,4 +78,20 @@ private:
   T topo_;
 };
 
+/// Tags naming alltoall algorithms: alltoall(comm, send, recv, alltoall_algorithm::pairwise).
+namespace alltoall_algorithm {
+/// Direct exchange with partners rank ± k, p - 1 steps; any p.
+struct Pairwise {
+  static constexpr const char* name = "pairwise";
+  template <topology T> static constexpr auto schedule(const T& t) { return PairwiseSchedule<T>(t); }
+};
+/// Direct exchange with partner rank XOR k, p - 1 steps; p a power of two.
+struct PairwiseXor {
+  static constexpr const char* name = "pairwise_xor";
+  template <topology T> static constexpr auto schedule(const T& t) { return PairwiseXorSchedule<T>(t); }
+};
+inline constexpr Pairwise pairwise{};
+inline constexpr PairwiseXor pairwise_xor{};
+} // namespace alltoall_algorithm
+
 } // namespace collectives

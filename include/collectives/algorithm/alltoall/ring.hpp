@@ -98,4 +98,19 @@ private:
   T topo_;
 };
 
+namespace alltoall_algorithm {
+/// One-way ring, p - 1 steps of shrinking messages; any p.
+struct Ring {
+  static constexpr const char* name = "ring";
+  template <topology T> static constexpr auto schedule(const T& t) { return RingSchedule<T>(t); }
+};
+/// Both ways round the ring, about p/2 steps; any p.
+struct RingTwoWay {
+  static constexpr const char* name = "ring_two_way";
+  template <topology T> static constexpr auto schedule(const T& t) { return RingTwoWaySchedule<T>(t); }
+};
+inline constexpr Ring ring{};
+inline constexpr RingTwoWay ring_two_way{};
+} // namespace alltoall_algorithm
+
 } // namespace collectives

@@ -1,0 +1,97 @@
+#pragma once
+// Shared test support: element types, value generators and the serial references the
+// collectives are checked against.
+
+#include <collectives/collectives.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace collectives::testing {
+
+/// A trivially copyable struct element (odd size, padding-free comparisons via ==).
+struct Particle {
+  std::int32_t id;
+  float x;
+  std::int16_t tag;
+  char kind;
+  friend bool operator==(const Particle&, const Particle&) = default;
+};
+
+/// A distinct, reproducible value for (rank, index) of type T.
+template <class T>
+T make_value(std::size_t rank, std::size_t index)
+{
+  if constexpr (std::is_same_v<T, Particle>) {
+    return Particle{static_cast<std::int32_t>(rank * 100003 + index), static_cast<float>(index) * 0.5f,
+                    static_cast<std::int16_t>(rank), static_cast<char>('a' + (index % 26))};
+  } else if constexpr (std::is_same_v<T, char> || std::is_same_v<T, unsigned char>) {
+    return static_cast<T>((rank * 31 + index * 7 + 1) % 127);
+  } else {
+    return static_cast<T>(rank * 100003 + index) + static_cast<T>(0.25);
+  }
+}
+
+/// A value that no collective writes: receive buffers start filled with it.
+template <class T>
+T poison()
+{
+  if constexpr (std::is_same_v<T, Particle>) return Particle{-1, -1.0f, -1, '?'};
+  else return static_cast<T>(-1);
+}
+
+/// Rank r's send buffer for alltoall with blocks of m elements.
+template <class T>
+std::vector<T> alltoall_input(std::size_t p, std::size_t m, std::size_t r)
+{
+  std::vector<T> v(p * m);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = make_value<T>(r, i);
+  return v;
+}
+
+/// Serial reference: what rank r must receive from an alltoall of alltoall_input buffers.
+template <class T>
+std::vector<T> alltoall_reference(std::size_t p, std::size_t m, std::size_t r)
+{
+  std::vector<T> v(p * m);
+  for (std::size_t i = 0; i < p; ++i)
+    for (std::size_t e = 0; e < m; ++e) v[i * m + e] = make_value<T>(i, r * m + e);
+  return v;
+}
+
+/// Runs f(comm) on a threads team of topo.size() ranks bound to topo; returns per-rank
+/// results of f (f returns a value) in rank order.
+template <class Topo, class F>
+auto run_on(const Topo& topo, F f)
+{
+  using R = decltype(f(std::declval<Communicator<threads::Endpoint, Topo>&>()));
+  std::vector<R> results(topo.size());
+  threads::Team team{topo.size()};
+  team.run([&](threads::Endpoint& ep) {
+    Communicator<threads::Endpoint, Topo> comm{ep, topo};
+    results[ep.rank()] = f(comm);
+  });
+  return results;
+}
+
+/// Runs alltoall with `alg` on topo for blocks of m elements of T and returns true when
+/// every rank received the serial reference.
+template <class T, class Topo, class Alg>
+bool alltoall_matches_reference(const Topo& topo, std::size_t m, Alg alg)
+{
+  const std::size_t p = topo.size();
+  auto got = run_on(topo, [&](auto& comm) {
+    auto send = alltoall_input<T>(p, m, comm.rank());
+    std::vector<T> recv(p * m, poison<T>());
+    alltoall(comm, send, recv, alg);
+    return recv;
+  });
+  for (std::size_t r = 0; r < p; ++r)
+    if (!(got[r] == alltoall_reference<T>(p, m, r))) return false;
+  return true;
+}
+
+} // namespace collectives::testing
