@@ -18,14 +18,37 @@
 namespace collectives {
 
 /// Where block b of a buffer lives: uniform blocks of m elements, or per-block counts and
-/// displacements (in elements), as MPI's v-collectives take them.
+/// displacements (in elements), as MPI's v-collectives take them. With period != 0 the
+/// counted layout repeats every `period` blocks, `period_elems` elements apart (scratch
+/// space holding several copies of a chunked vector).
 struct BlockLayout {
   std::size_t m = 0;
   const std::size_t* counts = nullptr;
   const std::size_t* displs = nullptr;
+  std::size_t period = 0;
+  std::size_t period_elems = 0;
 
-  constexpr std::size_t offset(std::size_t b) const { return displs ? displs[b] : b * m; }
-  constexpr std::size_t length(std::size_t b) const { return counts ? counts[b] : m; }
+  constexpr std::size_t offset(std::size_t b) const
+  {
+    if (counts == nullptr) return b * m;
+    if (period != 0) return (b / period) * period_elems + displs[b % period];
+    return displs[b];
+  }
+  constexpr std::size_t length(std::size_t b) const
+  {
+    if (counts == nullptr) return m;
+    return counts[period != 0 ? b % period : b];
+  }
+  /// Elements needed to hold blocks 0..n-1.
+  constexpr std::size_t extent(std::size_t n) const
+  {
+    if (n == 0) return 0;
+    if (counts == nullptr) return n * m;
+    if (period != 0) return ((n + period - 1) / period) * period_elems;
+    std::size_t e = 0;
+    for (std::size_t b = 0; b < n; ++b) e = std::max(e, displs[b] + counts[b]);
+    return e;
+  }
 };
 
 /// The operator used when a schedule never combines.
@@ -118,20 +141,21 @@ struct ExecState {
 } // namespace detail
 
 /// Runs schedule `s` as rank ep.rank() of endpoint `ep`.
-/// input/output: the caller's buffers with their block layouts; the scratch buffer holds
-/// s.scratch_blocks() blocks of `scratch_m` elements. `op` combines where the schedule says.
-/// collective: every rank must call it with the same schedule.
+/// input/output: the caller's buffers with their block layouts (input may alias output
+/// for in-place operations whose schedules never read input); the scratch buffer holds
+/// s.scratch_blocks() blocks laid out by `scratch_layout`. `op` combines where the
+/// schedule says. collective: every rank must call it with the same schedule.
 template <schedule S, endpoint E, class T, class Op = NoCombine>
 void execute(const S& s, E& ep, const T* input, BlockLayout in_layout, T* output, BlockLayout out_layout,
-             std::size_t scratch_m, Op op = {})
+             BlockLayout scratch_layout, Op op = {})
 {
   static_assert(std::is_trivially_copyable_v<T>, "collectives::execute: T must be trivially copyable");
   const std::size_t me = ep.rank();
-  std::vector<T> scratch(s.scratch_blocks() * scratch_m);
+  std::vector<T> scratch(scratch_layout.extent(s.scratch_blocks()));
   detail::BufferView<T> views[3] = {
     {reinterpret_cast<std::byte*>(const_cast<T*>(input)), in_layout},
     {reinterpret_cast<std::byte*>(output), out_layout},
-    {reinterpret_cast<std::byte*>(scratch.data()), BlockLayout{scratch_m}},
+    {reinterpret_cast<std::byte*>(scratch.data()), scratch_layout},
   };
   auto view = [&](Buffer b) -> const detail::BufferView<T>& { return views[static_cast<int>(b)]; };
 
@@ -207,6 +231,14 @@ void execute(const S& s, E& ep, const T* input, BlockLayout in_layout, T* output
       }
     }
   }
+}
+
+/// execute() with uniform scratch blocks of `scratch_m` elements.
+template <schedule S, endpoint E, class T, class Op = NoCombine>
+void execute(const S& s, E& ep, const T* input, BlockLayout in_layout, T* output, BlockLayout out_layout,
+             std::size_t scratch_m, Op op = {})
+{
+  execute(s, ep, input, in_layout, output, out_layout, BlockLayout{scratch_m}, op);
 }
 
 } // namespace collectives

@@ -46,3 +46,135 @@ struct ShiftOp {
 };
 
 } // namespace collectives
+
+namespace collectives {
+
+// Specs of the collectives that broadcast, gather, scatter or reduce. Blocks are the units
+// a schedule moves; a vector may be cut into several blocks (chunks) so that long-message
+// algorithms can scatter it. For reductions, input block j of rank r is {j, r, r}: the
+// contribution of rank r to block j; a result {j, 0, p-1} combines every rank in order.
+// `commutative` lets the verifier accept combinations in any cyclic order.
+
+/// One-to-all broadcast: root's output blocks reach every rank's output (in place).
+struct BroadcastOp {
+  std::size_t p = 1;
+  std::size_t root = 0;
+  std::size_t blocks = 1;
+  static constexpr const char* name = "broadcast";
+  constexpr std::size_t input_blocks(std::size_t) const { return 0; }
+  constexpr std::size_t output_blocks(std::size_t) const { return blocks; }
+  constexpr Symbol input(std::size_t, std::size_t) const { return {}; }
+  constexpr Symbol initial_output(std::size_t r, std::size_t j) const
+  {
+    return r == root ? Symbol{static_cast<std::int64_t>(j)} : Symbol{};
+  }
+  constexpr Symbol expected(std::size_t, std::size_t j) const { return {static_cast<std::int64_t>(j)}; }
+};
+
+/// All-to-one reduction of `blocks` blocks into root's output.
+struct ReduceOp {
+  std::size_t p = 1;
+  std::size_t root = 0;
+  std::size_t blocks = 1;
+  bool commutative = false;
+  static constexpr const char* name = "reduce";
+  constexpr std::size_t input_blocks(std::size_t) const { return blocks; }
+  constexpr std::size_t output_blocks(std::size_t) const { return blocks; }
+  constexpr Symbol input(std::size_t r, std::size_t j) const
+  {
+    return {static_cast<std::int64_t>(j), static_cast<std::uint32_t>(r), static_cast<std::uint32_t>(r)};
+  }
+  constexpr Symbol expected(std::size_t r, std::size_t j) const
+  {
+    return r == root ? Symbol{static_cast<std::int64_t>(j), 0, static_cast<std::uint32_t>(p - 1)} : dont_care;
+  }
+};
+
+/// All-reduce: every rank's output holds the reduction of every block.
+struct AllreduceOp {
+  std::size_t p = 1;
+  std::size_t blocks = 1;
+  bool commutative = false;
+  static constexpr const char* name = "allreduce";
+  constexpr std::size_t input_blocks(std::size_t) const { return blocks; }
+  constexpr std::size_t output_blocks(std::size_t) const { return blocks; }
+  constexpr Symbol input(std::size_t r, std::size_t j) const
+  {
+    return {static_cast<std::int64_t>(j), static_cast<std::uint32_t>(r), static_cast<std::uint32_t>(r)};
+  }
+  constexpr Symbol expected(std::size_t, std::size_t j) const
+  {
+    return {static_cast<std::int64_t>(j), 0, static_cast<std::uint32_t>(p - 1)};
+  }
+};
+
+/// All-to-all broadcast (all-gather): rank r's one block becomes block r of every output.
+struct AllgatherOp {
+  std::size_t p = 1;
+  static constexpr const char* name = "allgather";
+  constexpr std::size_t input_blocks(std::size_t) const { return 1; }
+  constexpr std::size_t output_blocks(std::size_t) const { return p; }
+  constexpr Symbol input(std::size_t r, std::size_t) const { return {static_cast<std::int64_t>(r)}; }
+  constexpr Symbol expected(std::size_t, std::size_t i) const { return {static_cast<std::int64_t>(i)}; }
+};
+
+/// All-to-all reduction (reduce-scatter): block j of the reduction ends on rank j.
+struct ReduceScatterOp {
+  std::size_t p = 1;
+  bool commutative = false;
+  static constexpr const char* name = "reduce_scatter";
+  constexpr std::size_t input_blocks(std::size_t) const { return p; }
+  constexpr std::size_t output_blocks(std::size_t) const { return 1; }
+  constexpr Symbol input(std::size_t r, std::size_t j) const
+  {
+    return {static_cast<std::int64_t>(j), static_cast<std::uint32_t>(r), static_cast<std::uint32_t>(r)};
+  }
+  constexpr Symbol expected(std::size_t r, std::size_t) const
+  {
+    return {static_cast<std::int64_t>(r), 0, static_cast<std::uint32_t>(p - 1)};
+  }
+};
+
+/// Prefix reduction: rank r gets x0 op ... op xr (inclusive) or x0 op ... op x(r-1)
+/// (exclusive; rank 0's output is left as it was).
+struct ScanOp {
+  std::size_t p = 1;
+  bool exclusive = false;
+  bool commutative = false;
+  static constexpr const char* name = "scan";
+  constexpr std::size_t input_blocks(std::size_t) const { return 1; }
+  constexpr std::size_t output_blocks(std::size_t) const { return 1; }
+  constexpr Symbol input(std::size_t r, std::size_t) const
+  {
+    return {0, static_cast<std::uint32_t>(r), static_cast<std::uint32_t>(r)};
+  }
+  constexpr Symbol expected(std::size_t r, std::size_t) const
+  {
+    if (!exclusive) return {0, 0, static_cast<std::uint32_t>(r)};
+    return r == 0 ? dont_care : Symbol{0, 0, static_cast<std::uint32_t>(r - 1)};
+  }
+};
+
+/// One-to-all personalized (scatter): block j of root's input becomes rank j's output.
+struct ScatterOp {
+  std::size_t p = 1;
+  std::size_t root = 0;
+  static constexpr const char* name = "scatter";
+  constexpr std::size_t input_blocks(std::size_t r) const { return r == root ? p : 0; }
+  constexpr std::size_t output_blocks(std::size_t) const { return 1; }
+  constexpr Symbol input(std::size_t, std::size_t j) const { return {static_cast<std::int64_t>(j)}; }
+  constexpr Symbol expected(std::size_t r, std::size_t) const { return {static_cast<std::int64_t>(r)}; }
+};
+
+/// All-to-one personalized (gather): rank r's block becomes block r of root's output.
+struct GatherOp {
+  std::size_t p = 1;
+  std::size_t root = 0;
+  static constexpr const char* name = "gather";
+  constexpr std::size_t input_blocks(std::size_t) const { return 1; }
+  constexpr std::size_t output_blocks(std::size_t r) const { return r == root ? p : 0; }
+  constexpr Symbol input(std::size_t r, std::size_t) const { return {static_cast<std::int64_t>(r)}; }
+  constexpr Symbol expected(std::size_t, std::size_t i) const { return {static_cast<std::int64_t>(i)}; }
+};
+
+} // namespace collectives

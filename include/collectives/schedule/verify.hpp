@@ -61,7 +61,9 @@ constexpr bool in_range(SymbolicRank& st, const Pattern& pat)
 }
 
 /// Applies `in` to `dst` by `how`; false when the combination breaks rank order.
-constexpr bool apply(Symbol& dst, const Symbol& in, Combine how)
+/// cyclic_p != 0 (commutative operators): intervals are cyclic mod cyclic_p, stored
+/// unwrapped (hi may pass p), and may be joined in either order.
+constexpr bool apply(Symbol& dst, const Symbol& in, Combine how, std::size_t cyclic_p = 0)
 {
   if (in.empty()) return false;
   if (how == Combine::copy) {
@@ -69,14 +71,34 @@ constexpr bool apply(Symbol& dst, const Symbol& in, Combine how)
     return true;
   }
   if (dst.empty() || dst.id != in.id) return false;
-  if (how == Combine::left) {
-    if (in.hi + 1 != dst.lo) return false;
-    dst = Symbol{in.id, in.lo, dst.hi};
-  } else {
-    if (dst.hi + 1 != in.lo) return false;
-    dst = Symbol{in.id, dst.lo, in.hi};
+  const Symbol& a = how == Combine::left ? in : dst; // a op b
+  const Symbol& b = how == Combine::left ? dst : in;
+  if (cyclic_p == 0) {
+    if (a.hi + 1 != b.lo) return false;
+    dst = Symbol{in.id, a.lo, b.hi};
+    return true;
   }
+  const std::uint32_t len_a = a.hi - a.lo + 1, len_b = b.hi - b.lo + 1;
+  if (len_a + len_b > cyclic_p) return false;
+  if ((a.hi + 1) % cyclic_p == b.lo % cyclic_p) dst = Symbol{in.id, a.lo, static_cast<std::uint32_t>(a.hi + len_b)};
+  else if ((b.hi + 1) % cyclic_p == a.lo % cyclic_p) dst = Symbol{in.id, b.lo, static_cast<std::uint32_t>(b.hi + len_a)};
+  else return false;
   return true;
+}
+
+/// The spec's commutative flag, false when it has none.
+template <class Op>
+constexpr bool spec_commutative(const Op& op)
+{
+  if constexpr (requires { op.commutative; }) return op.commutative;
+  else return false;
+}
+
+/// Final comparison: exact, or for commutative reductions the same block with all p ranks.
+constexpr bool matches(const Symbol& got, const Symbol& want, std::size_t cyclic_p)
+{
+  if (cyclic_p == 0 || want.lo == want.hi) return got == want;
+  return got.id == want.id && got.hi - got.lo + 1 == want.hi - want.lo + 1;
 }
 
 } // namespace detail
@@ -95,6 +117,8 @@ constexpr VerifyResult verify(const S& s)
     x.output.resize(op.output_blocks(r));
     x.scratch.resize(s.scratch_blocks());
     for (std::size_t j = 0; j < x.input.size(); ++j) x.input[j] = op.input(r, j);
+    if constexpr (requires { op.initial_output(r, r); })
+      for (std::size_t j = 0; j < x.output.size(); ++j) x.output[j] = op.initial_output(r, j);
     x.sent_in.assign(x.input.size(), 0);
     x.sent_out.assign(x.output.size(), 0);
     x.sent_scr.assign(x.scratch.size(), 0);
@@ -102,6 +126,7 @@ constexpr VerifyResult verify(const S& s)
     x.wrote_out = x.sent_out;
     x.wrote_scr = x.sent_scr;
   }
+  const std::size_t cyclic_p = detail::spec_commutative(op) ? p : 0;
   auto fail = [](const char* what, std::size_t r, std::size_t k) { return VerifyResult{false, what, r, k}; };
 
   std::vector<StepOps> ops(p);
@@ -170,10 +195,13 @@ constexpr VerifyResult verify(const S& s)
         auto& wrote = st[r].wrote(rcv.blocks.buffer);
         for (std::size_t i = 0; i < msg.size(); ++i) {
           const auto b = rcv.blocks[i];
-          if (sent[b] == stamp) return fail("a rank receives into a block it sends in the same step", r, k);
+          // A combining receive lands in a temporary and is applied after the exchange,
+          // so only copies may not target blocks being sent.
+          if (rcv.combine == Combine::copy && sent[b] == stamp)
+            return fail("a rank receives into a block it sends in the same step", r, k);
           if (wrote[b] == stamp) return fail("two receives write the same block in one step", r, k);
           wrote[b] = stamp;
-          if (!detail::apply(dst[b], msg[i], rcv.combine))
+          if (!detail::apply(dst[b], msg[i], rcv.combine, cyclic_p))
             return fail(msg[i].empty() ? "a received block is empty" : "a combination breaks rank order", r, k);
         }
       }
@@ -188,7 +216,7 @@ constexpr VerifyResult verify(const S& s)
         std::vector<Symbol> tmp(loc.from.count);
         for (std::size_t i = 0; i < tmp.size(); ++i) tmp[i] = st[r].buf(loc.from.buffer)[loc.from[i]];
         for (std::size_t i = 0; i < tmp.size(); ++i)
-          if (!detail::apply(st[r].buf(loc.to.buffer)[loc.to[i]], tmp[i], loc.combine))
+          if (!detail::apply(st[r].buf(loc.to.buffer)[loc.to[i]], tmp[i], loc.combine, cyclic_p))
             return fail(tmp[i].empty() ? "a local op reads an empty block" : "a local combination breaks rank order",
                         r, k);
       }
@@ -198,7 +226,7 @@ constexpr VerifyResult verify(const S& s)
     for (std::size_t i = 0; i < st[r].output.size(); ++i) {
       const Symbol want = op.expected(r, i);
       if (want == dont_care) continue;
-      if (st[r].output[i] != want) return fail("an output block does not hold what the operation promises", r, s.num_steps());
+      if (!detail::matches(st[r].output[i], want, cyclic_p)) return fail("an output block does not hold what the operation promises", r, s.num_steps());
     }
   return {};
 }
