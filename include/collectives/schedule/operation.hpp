@@ -109,10 +109,16 @@ struct AllreduceOp {
 };
 
 /// All-to-all broadcast (all-gather): rank r's one block becomes block r of every output.
+/// in_place: rank r's block starts as block r of its output (MPI_IN_PLACE).
 struct AllgatherOp {
   std::size_t p = 1;
+  bool in_place = false;
   static constexpr const char* name = "allgather";
-  constexpr std::size_t input_blocks(std::size_t) const { return 1; }
+  constexpr std::size_t input_blocks(std::size_t) const { return in_place ? 0 : 1; }
+  constexpr Symbol initial_output(std::size_t r, std::size_t j) const
+  {
+    return in_place && j == r ? Symbol{static_cast<std::int64_t>(r)} : Symbol{};
+  }
   constexpr std::size_t output_blocks(std::size_t) const { return p; }
   constexpr Symbol input(std::size_t r, std::size_t) const { return {static_cast<std::int64_t>(r)}; }
   constexpr Symbol expected(std::size_t, std::size_t i) const { return {static_cast<std::int64_t>(i)}; }

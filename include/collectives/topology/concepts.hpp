@@ -21,13 +21,17 @@ concept topology = std::copyable<T> && requires(const T& t, std::size_t r) {
   { t.distance(r, r) } -> std::convertible_to<std::size_t>;
 };
 
-/// A product of rings: ndims() dimensions of extent(i) nodes, with wraparound neighbours.
+/// A product of rings: ndims() dimensions of extent(i) nodes, with wraparound neighbours;
+/// stride(i) is the rank distance of neighbours along i, route_dim(k) the k-th dimension
+/// in routing order (fastest-varying first).
 template <class T>
 concept product_topology = topology<T> && requires(const T& t, std::size_t r) {
   { t.ndims() } -> std::convertible_to<std::size_t>;
   { t.extent(r) } -> std::convertible_to<std::size_t>;
   { t.coord(r, r) } -> std::convertible_to<std::size_t>;
   { t.shift_along(r, r, r) } -> std::convertible_to<std::size_t>;
+  { t.stride(r) } -> std::convertible_to<std::size_t>;
+  { t.route_dim(r) } -> std::convertible_to<std::size_t>;
 };
 
 /// Number of nodes of T known at compile time, or dynamic_extent.
