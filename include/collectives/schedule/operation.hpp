@@ -91,12 +91,19 @@ struct ReduceOp {
 };
 
 /// All-reduce: every rank's output holds the reduction of every block.
+/// in_place: the contributions start in the output buffer.
 struct AllreduceOp {
   std::size_t p = 1;
   std::size_t blocks = 1;
   bool commutative = false;
+  bool in_place = false;
   static constexpr const char* name = "allreduce";
-  constexpr std::size_t input_blocks(std::size_t) const { return blocks; }
+  constexpr std::size_t input_blocks(std::size_t) const { return in_place ? 0 : blocks; }
+  constexpr Symbol initial_output(std::size_t r, std::size_t j) const
+  {
+    return in_place ? Symbol{static_cast<std::int64_t>(j), static_cast<std::uint32_t>(r), static_cast<std::uint32_t>(r)}
+                    : Symbol{};
+  }
   constexpr std::size_t output_blocks(std::size_t) const { return blocks; }
   constexpr Symbol input(std::size_t r, std::size_t j) const
   {

@@ -1,0 +1,98 @@
+#pragma once
+// collectives::reduce_scatter — all-to-all reduction (MPI_Reduce_scatter_block).
+
+#include <collectives/algorithm/operators.hpp>
+#include <collectives/algorithm/reduce_scatter/schedules.hpp>
+#include <collectives/algorithm/reduction_checks.hpp>
+#include <collectives/algorithm/requirements.hpp>
+#include <collectives/detail/buffers.hpp>
+#include <collectives/detail/require.hpp>
+#include <collectives/execution/communicator.hpp>
+#include <collectives/execution/executor.hpp>
+
+#include <cstddef>
+#include <ranges>
+
+namespace collectives {
+
+/// Algorithms for reduce_scatter; pass one as the last argument to name it.
+namespace reduce_scatter_algorithm {
+/// ALL_TO_ALL_RED_HCUBE, recursive halving; p a power of two; any operator.
+struct RecursiveHalving {
+  static constexpr const char* name = "recursive_halving";
+};
+/// ALL_TO_ALL_RED_RING; any p; commutative operators only.
+struct Ring {
+  static constexpr const char* name = "ring";
+};
+/// Direct exchange then an in-order fold; any p, any operator.
+struct Pairwise {
+  static constexpr const char* name = "pairwise";
+};
+/// Recursive halving when p is a power of two, else pairwise.
+struct Default {
+  static constexpr const char* name = "default";
+};
+inline constexpr RecursiveHalving recursive_halving{};
+inline constexpr Ring ring{};
+inline constexpr Pairwise pairwise{};
+inline constexpr Default automatic{};
+} // namespace reduce_scatter_algorithm
+
+/// reduce_scatter(comm, send, recv, op[, algorithm]): send holds p blocks of m elements;
+/// rank r's recv (at least m elements) gets block r reduced over all ranks, in rank order
+/// x0 op x1 op ... op x(p-1), for any associative op (commutative ones may be reordered).
+/// Bad sizes throw std::invalid_argument before anything is written (compile error when
+/// static). collective: every rank must call it with the same m, op and algorithm.
+struct reduce_scatter_fn {
+  template <communicator Comm, buffer Send, output_buffer Recv, class Op, class Alg = reduce_scatter_algorithm::Default>
+    requires std::same_as<std::ranges::range_value_t<Send>, std::ranges::range_value_t<Recv>>
+  void operator()(Comm& comm, const Send& send, Recv&& recv, Op op, Alg = {}) const
+  {
+    using T = std::ranges::range_value_t<Send>;
+    using Topo = typename Comm::topology_type;
+    detail::check_reduction_operator<Op, T>();
+    constexpr bool comm_op = is_commutative_v<Op, T>;
+    constexpr std::size_t P = static_size_v<Topo>;
+    constexpr std::size_t NS = detail::static_extent_v<Send>, NR = detail::static_extent_v<Recv>;
+    if constexpr (P != dynamic_extent && NS != dynamic_extent) {
+      static_assert(NS % P == 0, "collectives::reduce_scatter: the send range's size is not a multiple of p");
+      if constexpr (NR != dynamic_extent)
+        static_assert(NR >= NS / P, "collectives::reduce_scatter: the receive range is smaller than a block");
+    }
+    const std::size_t p = comm.size();
+    const std::size_t ns = std::ranges::size(send);
+    if (ns % p != 0)
+      detail::throw_invalid_argument("collectives::reduce_scatter: the send range has " + detail::to_text(ns) +
+                                     " elements, not a multiple of p = " + detail::to_text(p));
+    const std::size_t m = ns / p;
+    if (std::ranges::size(recv) < m)
+      detail::throw_invalid_argument("collectives::reduce_scatter: the receive range has " +
+                                     detail::to_text(std::ranges::size(recv)) + " elements, needs " + detail::to_text(m));
+    const T* in = std::ranges::data(send);
+    T* out = std::ranges::data(recv);
+    const BlockLayout blocks{m};
+    auto& ep = comm.endpoint();
+    if constexpr (std::same_as<Alg, reduce_scatter_algorithm::RecursiveHalving>) {
+      execute(ReduceScatterHalvingSchedule<Topo>(comm.topology(), comm_op), ep, in, blocks, out, blocks, m, op);
+    } else if constexpr (std::same_as<Alg, reduce_scatter_algorithm::Ring>) {
+      static_assert(comm_op, "collectives::reduce_scatter(ring): the operator must be commutative (wrap it in "
+                             "collectives::commutative(op) or specialise collectives::op_traits)");
+      execute(ReduceScatterRingSchedule<Topo>(comm.topology()), ep, in, blocks, out, blocks, m, op);
+    } else if constexpr (std::same_as<Alg, reduce_scatter_algorithm::Pairwise>) {
+      execute(ReduceScatterPairwiseSchedule<Topo>(comm.topology(), comm_op), ep, in, blocks, out, blocks, m, op);
+    } else {
+      static_assert(std::same_as<Alg, reduce_scatter_algorithm::Default>,
+                    "collectives::reduce_scatter: the last argument is not a reduce_scatter algorithm");
+      if (detail::is_power_of_two(p))
+        execute(ReduceScatterHalvingSchedule<Topo>(comm.topology(), comm_op), ep, in, blocks, out, blocks, m, op);
+      else
+        execute(ReduceScatterPairwiseSchedule<Topo>(comm.topology(), comm_op), ep, in, blocks, out, blocks, m, op);
+    }
+  }
+};
+
+/// See reduce_scatter_fn.
+inline constexpr reduce_scatter_fn reduce_scatter{};
+
+} // namespace collectives

@@ -1,0 +1,152 @@
+#pragma once
+// All-to-all reduction (reduce-scatter) schedules. Input: p blocks per rank (block j is the
+// rank's contribution to block j of the result); result block r lands on rank r, in output
+// block `dest` (0 for MPI_Reduce_scatter_block; r when it is a step of an all-reduce).
+// Partial results live in scratch, and combinations always put lower ranks on the left.
+
+#include <collectives/algorithm/requirements.hpp>
+#include <collectives/schedule/operation.hpp>
+#include <collectives/schedule/pattern.hpp>
+#include <collectives/topology/concepts.hpp>
+
+#include <cstddef>
+
+namespace collectives {
+
+/// Where a reduce-scatter's result goes: output block 0, or output block r on rank r.
+enum class ResultSlot : unsigned char { first, own };
+
+/// ALL_TO_ALL_RED_HCUBE: recursive halving, log p steps, dimension 0 first (so each partial
+/// combines a contiguous range of ranks, in order), p/2, p/4, ... blocks per step.
+/// p a power of two. Cost: t_s log p + t_w m (p - 1) (+ combining).
+template <topology T>
+class ReduceScatterHalvingSchedule {
+public:
+  constexpr explicit ReduceScatterHalvingSchedule(T topo, bool commutative = false, ResultSlot slot = ResultSlot::first)
+    : topo_(topo), commutative_(commutative), slot_(slot)
+  {
+    if constexpr (static_size_v<T> != dynamic_extent)
+      static_assert(detail::is_power_of_two(static_size_v<T>),
+                    "collectives::reduce_scatter(recursive_halving): the topology's size must be a power of two");
+    else
+      detail::require_power_of_two(topo_.size(), "collectives::reduce_scatter(recursive_halving)");
+  }
+  constexpr std::size_t size() const { return topo_.size(); }
+  constexpr const T& topology() const { return topo_; }
+  constexpr std::size_t num_steps() const { return size() > 1 ? detail::log2_exact(size()) : 1; }
+  constexpr std::size_t scratch_blocks() const { return size(); }
+  constexpr ReduceScatterOp operation() const { return {size(), commutative_}; }
+
+  template <class V>
+  constexpr void visit(std::size_t r, std::size_t step, V& v) const
+  {
+    const std::size_t p = size();
+    const Pattern result = contiguous(Buffer::output, slot_ == ResultSlot::first ? 0 : r, 1);
+    if (p == 1) {
+      v.local({contiguous(Buffer::input, 0, 1), result});
+      return;
+    }
+    const std::size_t bit = std::size_t{1} << step;
+    const std::size_t partner = r ^ bit;
+    const std::size_t low = r & (bit - 1);
+    const std::size_t count = p / (bit << 1);
+    const Combine side = partner < r ? Combine::left : Combine::right;
+    const Buffer from = step == 0 ? Buffer::input : Buffer::scratch;
+    v.send({partner, strided(from, low | (partner & bit), count, 1, bit << 1)});
+    const Pattern keep = strided(Buffer::scratch, low | (r & bit), count, 1, bit << 1);
+    if (step == 0) {
+      // Receive a copy, then fold in this rank's own contribution on the proper side.
+      v.recv({partner, keep});
+      v.local({strided(Buffer::input, low | (r & bit), count, 1, bit << 1), keep,
+               side == Combine::left ? Combine::right : Combine::left});
+    } else {
+      v.recv({partner, keep, side});
+    }
+    if (step + 1 == num_steps()) v.local({contiguous(Buffer::scratch, r, 1), result});
+  }
+
+private:
+  T topo_;
+  bool commutative_;
+  ResultSlot slot_;
+};
+
+/// ALL_TO_ALL_RED_RING: p - 1 steps; in step e rank r passes its partial of block (r - e)
+/// to r + 1, which adds its own contribution. Each partial wraps around the ring, so the
+/// operator must be commutative. Any p. Cost: (t_s + t_w m)(p - 1).
+template <topology T>
+class ReduceScatterRingSchedule {
+public:
+  constexpr explicit ReduceScatterRingSchedule(T topo, ResultSlot slot = ResultSlot::first) : topo_(topo), slot_(slot) {}
+  constexpr std::size_t size() const { return topo_.size(); }
+  constexpr const T& topology() const { return topo_; }
+  constexpr std::size_t num_steps() const { return size() > 1 ? size() - 1 : 1; }
+  constexpr std::size_t scratch_blocks() const { return size(); }
+  constexpr ReduceScatterOp operation() const { return {size(), true}; }
+
+  template <class V>
+  constexpr void visit(std::size_t r, std::size_t step, V& v) const
+  {
+    const std::size_t p = size();
+    const Pattern result = contiguous(Buffer::output, slot_ == ResultSlot::first ? 0 : r, 1);
+    if (p == 1) {
+      v.local({contiguous(Buffer::input, 0, 1), result});
+      return;
+    }
+    const std::size_t e = step + 1;
+    const std::size_t out_block = (r + p - e) % p;
+    const std::size_t in_block = (r + 2 * p - e - 1) % p;
+    v.send({(r + 1) % p, contiguous(e == 1 ? Buffer::input : Buffer::scratch, out_block, 1)});
+    v.recv({(r + p - 1) % p, contiguous(Buffer::scratch, in_block, 1)});
+    v.local({contiguous(Buffer::input, in_block, 1), contiguous(Buffer::scratch, in_block, 1), Combine::right});
+    if (e == p - 1) v.local({contiguous(Buffer::scratch, r, 1), result});
+  }
+
+private:
+  T topo_;
+  ResultSlot slot_;
+};
+
+/// Pairwise reduce-scatter for any p: in step k rank r sends its contribution to block
+/// r + k straight to rank r + k and collects the contribution to its own block from r - k;
+/// at the end it folds the p contributions in rank order. Any operator, any p.
+/// Cost: (t_s + t_w m)(p - 1) + p - 1 combinations of m elements.
+template <topology T>
+class ReduceScatterPairwiseSchedule {
+public:
+  constexpr explicit ReduceScatterPairwiseSchedule(T topo, bool commutative = false, ResultSlot slot = ResultSlot::first)
+    : topo_(topo), commutative_(commutative), slot_(slot) {}
+  constexpr std::size_t size() const { return topo_.size(); }
+  constexpr const T& topology() const { return topo_; }
+  constexpr std::size_t num_steps() const { return size() > 1 ? size() - 1 : 1; }
+  constexpr std::size_t scratch_blocks() const { return size(); }
+  constexpr ReduceScatterOp operation() const { return {size(), commutative_}; }
+
+  template <class V>
+  constexpr void visit(std::size_t r, std::size_t step, V& v) const
+  {
+    const std::size_t p = size();
+    const Pattern result = contiguous(Buffer::output, slot_ == ResultSlot::first ? 0 : r, 1);
+    if (step == 0) v.local({contiguous(Buffer::input, r, 1), contiguous(Buffer::scratch, r, 1)});
+    if (p > 1) {
+      const std::size_t k = step + 1;
+      const std::size_t to = (r + k) % p;
+      const std::size_t from = (r + p - k) % p;
+      v.send({to, contiguous(Buffer::input, to, 1)});
+      v.recv({from, contiguous(Buffer::scratch, from, 1)});
+    }
+    if (step + 1 == num_steps()) {
+      // result = s[0] op s[1] op ... op s[p-1]: copy the first, then combine the rest in
+      // order into the same block (a pattern of stride 0 repeats it).
+      v.local({contiguous(Buffer::scratch, 0, 1), result});
+      if (p > 1) v.local({contiguous(Buffer::scratch, 1, p - 1), strided(Buffer::output, result[0], p - 1, 1, 0), Combine::right});
+    }
+  }
+
+private:
+  T topo_;
+  bool commutative_;
+  ResultSlot slot_;
+};
+
+} // namespace collectives

@@ -1,0 +1,108 @@
+#pragma once
+// Running a power-of-two schedule on any p, as MPICH does for all-reduce: the first 2*rem
+// ranks (rem = p - p', p' the largest power of two <= p) pair up; each even one hands its
+// contribution to the odd one above it, which combines (lower ranks first, so rank order is
+// kept: virtual rank v holds a contiguous ascending range of real ranks). The p' remaining
+// ranks run the inner schedule on virtual ranks in place on the output buffer, and the odd
+// ranks finally hand the result back to their even partners.
+
+#include <collectives/schedule/pattern.hpp>
+#include <collectives/schedule/schedule.hpp>
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+
+namespace collectives {
+
+namespace detail {
+
+/// Forwards a visitor's calls, mapping partner ranks through `map`.
+template <class V, class Map>
+struct PeerMapVisitor {
+  V& inner;
+  Map map;
+  constexpr void send(SendOp op)
+  {
+    op.peer = map(op.peer);
+    inner.send(op);
+  }
+  constexpr void recv(RecvOp op)
+  {
+    op.peer = map(op.peer);
+    inner.recv(op);
+  }
+  constexpr void local(const LocalOp& op) { inner.local(op); }
+};
+
+} // namespace detail
+
+/// The largest power of two not above p (p >= 1).
+constexpr std::size_t pow2_floor(std::size_t p) { return p == 0 ? 0 : std::bit_floor(p); }
+
+/// Inner: a schedule over pow2_floor(p) ranks that works in place on the output buffer
+/// (its blocks hold each virtual rank's contribution when it starts) and whose scratch
+/// blocks are laid out like the output's. Spec: the composite operation.
+/// `src` is where the contributions are at the start (input, or output in place).
+template <schedule Inner, class Spec>
+class Folded {
+public:
+  constexpr Folded(std::size_t p, Inner inner, Spec spec, std::size_t blocks, Buffer src)
+    : p_(p), inner_(inner), spec_(spec), blocks_(blocks), src_(src) {}
+
+  constexpr std::size_t size() const { return p_; }
+  constexpr std::size_t rem() const { return p_ - pow2_floor(p_); }
+  constexpr std::size_t num_steps() const { return inner_.num_steps() + 2; }
+  constexpr std::size_t scratch_blocks() const { return std::max(inner_.scratch_blocks(), blocks_); }
+  constexpr Spec operation() const { return spec_; }
+
+  /// Real rank of virtual rank v.
+  constexpr std::size_t real(std::size_t v) const { return v < rem() ? 2 * v + 1 : v + rem(); }
+
+  template <class V>
+  constexpr void visit(std::size_t r, std::size_t step, V& v) const
+  {
+    const std::size_t folded = 2 * rem();
+    const Pattern all_src = contiguous(src_, 0, blocks_);
+    const Pattern all_out = contiguous(Buffer::output, 0, blocks_);
+    if (step == 0) {
+      if (r < folded && r % 2 == 0) {
+        v.send({r + 1, all_src});
+      } else {
+        if (src_ != Buffer::output) v.local({all_src, all_out});
+        if (r < folded) {
+          const Pattern staged = contiguous(Buffer::scratch, 0, blocks_);
+          v.recv({r - 1, staged});
+          v.local({staged, all_out, Combine::left});
+        }
+      }
+      return;
+    }
+    if (step == num_steps() - 1) {
+      if (r < folded) {
+        if (r % 2 == 1) v.send({r - 1, all_out});
+        else v.recv({r + 1, all_out});
+      }
+      return;
+    }
+    if (r < folded && r % 2 == 0) return; // folded away
+    const std::size_t virt = r < folded ? r / 2 : r - rem();
+    detail::PeerMapVisitor<V, Real> mapped{v, Real{rem()}};
+    inner_.visit(virt, step - 1, mapped);
+  }
+
+  constexpr const Inner& inner() const { return inner_; }
+
+private:
+  struct Real {
+    std::size_t rem;
+    constexpr std::size_t operator()(std::size_t v) const { return v < rem ? 2 * v + 1 : v + rem; }
+  };
+  std::size_t p_;
+  Inner inner_;
+  Spec spec_;
+  std::size_t blocks_;
+  Buffer src_;
+};
+
+} // namespace collectives
