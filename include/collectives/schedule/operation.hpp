@@ -13,6 +13,7 @@ struct Symbol {
   std::int64_t id = -1; ///< -1: empty (nothing written yet)
   std::uint32_t lo = 0;
   std::uint32_t hi = 0;
+  std::uint64_t mix = 0; ///< for commutative reductions: the sum of the ranks' fingerprints
 
   constexpr bool empty() const { return id < 0; }
   friend constexpr bool operator==(const Symbol&, const Symbol&) = default;

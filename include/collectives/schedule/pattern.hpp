@@ -21,7 +21,7 @@ enum class Combine : std::uint8_t {
 };
 
 /// Block i of the message (0 <= i < count) is buffer block
-///   ((first ± (i / run) * stride + i % run) mod modulus) XOR mask
+///   base + (((first ± (i / run) * stride + i % run) mod modulus) XOR mask)
 /// with + for ascending patterns and - for descending ones; modulus 0 means no wrap.
 struct Pattern {
   Buffer buffer = Buffer::scratch;
@@ -32,6 +32,7 @@ struct Pattern {
   std::size_t modulus = 0;
   std::size_t mask = 0;
   bool descending = false;
+  std::size_t base = 0;
 
   /// Buffer block index of message block i.
   constexpr std::size_t operator[](std::size_t i) const
@@ -41,7 +42,7 @@ struct Pattern {
     if (modulus == 0) b = descending ? first - off : first + off;
     else if (descending) b = (first % modulus + modulus - off % modulus) % modulus;
     else b = (first % modulus + off % modulus) % modulus;
-    return b ^ mask;
+    return base + (b ^ mask);
   }
   constexpr std::size_t size() const { return count; }
   friend constexpr bool operator==(const Pattern&, const Pattern&) = default;
@@ -73,6 +74,14 @@ constexpr Pattern cyclic_down(Buffer buffer, std::size_t first, std::size_t coun
 constexpr Pattern strided(Buffer buffer, std::size_t first, std::size_t count, std::size_t run, std::size_t stride)
 {
   return Pattern{buffer, count, first, run == 0 ? 1 : run, stride, 0, 0, false};
+}
+
+/// `count` blocks from `first` going up and wrapping within [base, base + modulus).
+constexpr Pattern cyclic_within(Buffer buffer, std::size_t base, std::size_t first, std::size_t count, std::size_t modulus)
+{
+  Pattern p = cyclic(buffer, first, count, modulus);
+  p.base = base;
+  return p;
 }
 
 /// Blocks j XOR mask for j = 0..count-1 (the hypercube's relative addressing).

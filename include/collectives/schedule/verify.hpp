@@ -8,7 +8,8 @@
 //     transports read the sender's memory while the step runs), and no block is written
 //     twice in one step;
 //   - no block is sent before it holds data;
-//   - combining keeps rank order: a∘b only when a's ranks end where b's begin;
+//   - combining keeps rank order: a∘b only when a's ranks end where b's begin (for an
+//     operator declared commutative: each contribution is combined exactly once);
 //   - at the end every output block holds what the operation's postcondition says.
 // constexpr: static_assert(verify(schedule).ok) on small static topologies; the same code
 // runs at run time for large p.
@@ -60,10 +61,21 @@ constexpr bool in_range(SymbolicRank& st, const Pattern& pat)
   return true;
 }
 
-/// Applies `in` to `dst` by `how`; false when the combination breaks rank order.
-/// cyclic_p != 0 (commutative operators): intervals are cyclic mod cyclic_p, stored
-/// unwrapped (hi may pass p), and may be joined in either order.
-constexpr bool apply(Symbol& dst, const Symbol& in, Combine how, std::size_t cyclic_p = 0)
+/// A rank's fingerprint: sums of fingerprints identify which ranks a commutative
+/// reduction combined (a wrong multiset matching by chance is astronomically unlikely).
+constexpr std::uint64_t fingerprint(std::uint64_t r)
+{
+  std::uint64_t z = r + 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/// Applies `in` to `dst` by `how`; false when the combination breaks the rules.
+/// Not commutative: a op b needs a's ranks to end right where b's begin.
+/// Commutative: any two disjoint sets may be combined; the symbol then counts ranks in
+/// [lo, hi] (lo = 0) and sums their fingerprints in `mix`.
+constexpr bool apply(Symbol& dst, const Symbol& in, Combine how, bool commutative = false)
 {
   if (in.empty()) return false;
   if (how == Combine::copy) {
@@ -71,18 +83,15 @@ constexpr bool apply(Symbol& dst, const Symbol& in, Combine how, std::size_t cyc
     return true;
   }
   if (dst.empty() || dst.id != in.id) return false;
-  const Symbol& a = how == Combine::left ? in : dst; // a op b
-  const Symbol& b = how == Combine::left ? dst : in;
-  if (cyclic_p == 0) {
+  if (!commutative) {
+    const Symbol& a = how == Combine::left ? in : dst; // a op b
+    const Symbol& b = how == Combine::left ? dst : in;
     if (a.hi + 1 != b.lo) return false;
     dst = Symbol{in.id, a.lo, b.hi};
     return true;
   }
-  const std::uint32_t len_a = a.hi - a.lo + 1, len_b = b.hi - b.lo + 1;
-  if (len_a + len_b > cyclic_p) return false;
-  if ((a.hi + 1) % cyclic_p == b.lo % cyclic_p) dst = Symbol{in.id, a.lo, static_cast<std::uint32_t>(a.hi + len_b)};
-  else if ((b.hi + 1) % cyclic_p == a.lo % cyclic_p) dst = Symbol{in.id, b.lo, static_cast<std::uint32_t>(b.hi + len_a)};
-  else return false;
+  const std::uint32_t count = (dst.hi - dst.lo + 1) + (in.hi - in.lo + 1);
+  dst = Symbol{in.id, 0, count - 1, dst.mix + in.mix};
   return true;
 }
 
@@ -94,11 +103,22 @@ constexpr bool spec_commutative(const Op& op)
   else return false;
 }
 
-/// Final comparison: exact, or for commutative reductions the same block with all p ranks.
-constexpr bool matches(const Symbol& got, const Symbol& want, std::size_t cyclic_p)
+/// For commutative reductions a fresh contribution carries its rank's fingerprint.
+constexpr Symbol with_fingerprint(Symbol s, bool commutative)
 {
-  if (cyclic_p == 0 || want.lo == want.hi) return got == want;
-  return got.id == want.id && got.hi - got.lo + 1 == want.hi - want.lo + 1;
+  if (commutative && !s.empty() && s.lo == s.hi) s.mix = fingerprint(s.lo);
+  return s;
+}
+
+/// Final comparison: exact, or for commutative reductions the same block combining
+/// exactly the ranks [want.lo, want.hi] (by count and fingerprint sum).
+constexpr bool matches(const Symbol& got, const Symbol& want, bool commutative)
+{
+  if (!commutative) return got == want;
+  if (got.empty() || got.id != want.id || got.hi - got.lo != want.hi - want.lo) return false;
+  std::uint64_t mix = 0;
+  for (std::uint64_t r = want.lo; r <= want.hi; ++r) mix += fingerprint(r);
+  return got.mix == mix;
 }
 
 } // namespace detail
@@ -110,15 +130,17 @@ constexpr VerifyResult verify(const S& s)
   using detail::SymbolicRank;
   const std::size_t p = s.size();
   const auto op = s.operation();
+  const bool commutative = detail::spec_commutative(op);
   std::vector<SymbolicRank> st(p);
   for (std::size_t r = 0; r < p; ++r) {
     auto& x = st[r];
     x.input.resize(op.input_blocks(r));
     x.output.resize(op.output_blocks(r));
     x.scratch.resize(s.scratch_blocks());
-    for (std::size_t j = 0; j < x.input.size(); ++j) x.input[j] = op.input(r, j);
+    for (std::size_t j = 0; j < x.input.size(); ++j) x.input[j] = detail::with_fingerprint(op.input(r, j), commutative);
     if constexpr (requires { op.initial_output(r, r); })
-      for (std::size_t j = 0; j < x.output.size(); ++j) x.output[j] = op.initial_output(r, j);
+      for (std::size_t j = 0; j < x.output.size(); ++j)
+        x.output[j] = detail::with_fingerprint(op.initial_output(r, j), commutative);
     x.sent_in.assign(x.input.size(), 0);
     x.sent_out.assign(x.output.size(), 0);
     x.sent_scr.assign(x.scratch.size(), 0);
@@ -126,7 +148,6 @@ constexpr VerifyResult verify(const S& s)
     x.wrote_out = x.sent_out;
     x.wrote_scr = x.sent_scr;
   }
-  const std::size_t cyclic_p = detail::spec_commutative(op) ? p : 0;
   auto fail = [](const char* what, std::size_t r, std::size_t k) { return VerifyResult{false, what, r, k}; };
 
   std::vector<StepOps> ops(p);
@@ -201,7 +222,7 @@ constexpr VerifyResult verify(const S& s)
             return fail("a rank receives into a block it sends in the same step", r, k);
           if (wrote[b] == stamp) return fail("two receives write the same block in one step", r, k);
           wrote[b] = stamp;
-          if (!detail::apply(dst[b], msg[i], rcv.combine, cyclic_p))
+          if (!detail::apply(dst[b], msg[i], rcv.combine, commutative))
             return fail(msg[i].empty() ? "a received block is empty" : "a combination breaks rank order", r, k);
         }
       }
@@ -216,7 +237,7 @@ constexpr VerifyResult verify(const S& s)
         std::vector<Symbol> tmp(loc.from.count);
         for (std::size_t i = 0; i < tmp.size(); ++i) tmp[i] = st[r].buf(loc.from.buffer)[loc.from[i]];
         for (std::size_t i = 0; i < tmp.size(); ++i)
-          if (!detail::apply(st[r].buf(loc.to.buffer)[loc.to[i]], tmp[i], loc.combine, cyclic_p))
+          if (!detail::apply(st[r].buf(loc.to.buffer)[loc.to[i]], tmp[i], loc.combine, commutative))
             return fail(tmp[i].empty() ? "a local op reads an empty block" : "a local combination breaks rank order",
                         r, k);
       }
@@ -226,7 +247,7 @@ constexpr VerifyResult verify(const S& s)
     for (std::size_t i = 0; i < st[r].output.size(); ++i) {
       const Symbol want = op.expected(r, i);
       if (want == dont_care) continue;
-      if (!detail::matches(st[r].output[i], want, cyclic_p)) return fail("an output block does not hold what the operation promises", r, s.num_steps());
+      if (!detail::matches(st[r].output[i], want, commutative)) return fail("an output block does not hold what the operation promises", r, s.num_steps());
     }
   return {};
 }

@@ -1,0 +1,144 @@
+#pragma once
+// Trees for the rooted collectives (broadcast, reduce, scatter, gather), written once.
+// A TreeShape is a list of rings (extent, stride) in the order a broadcast walks them,
+// slowest-varying first. Along each ring a binomial tree runs on coordinates relative to
+// the root's: in sub-step j the distance is 2^(L-1-j), L = ceil(log2 extent). Three shapes:
+//  - ring_shape(p): one ring of p: the binomial tree with virtual ids (rank - root) mod p,
+//    which on a ring is the seeds' cut-through recursive doubling (distance p/2^i);
+//  - bits_shape(p): p = 2^d as d rings of two, highest bit first: the seeds' hypercube
+//    algorithms (ONE_TO_ALL_BC with masks; virtual id = rank XOR root);
+//  - topology_shape(t): the topology's own dimensions (meshes, tori: one phase per dimension).
+// Because later rings are faster-varying, the ranks below a node of the tree own one
+// contiguous range of blocks, so scatter and gather move super-blocks with one Pattern.
+
+#include <collectives/algorithm/requirements.hpp>
+#include <collectives/schedule/pattern.hpp>
+#include <collectives/topology/concepts.hpp>
+
+#include <array>
+#include <cstddef>
+
+namespace collectives {
+
+/// Rings of a tree, root outward. At most 64.
+struct TreeShape {
+  std::size_t ndims = 0;
+  std::array<std::size_t, 64> extent{};
+  std::array<std::size_t, 64> stride{};
+
+  constexpr std::size_t steps_in(std::size_t k) const { return detail::ceil_log2(extent[k]); }
+  constexpr std::size_t num_steps() const
+  {
+    std::size_t n = 0;
+    for (std::size_t k = 0; k < ndims; ++k) n += steps_in(k);
+    return n;
+  }
+  constexpr std::size_t coord(std::size_t r, std::size_t k) const { return (r / stride[k]) % extent[k]; }
+};
+
+/// One ring of p nodes.
+constexpr TreeShape ring_shape(std::size_t p)
+{
+  TreeShape s;
+  s.ndims = 1;
+  s.extent[0] = p;
+  s.stride[0] = 1;
+  return s;
+}
+
+/// p = 2^d as d rings of two, highest bit first.
+constexpr TreeShape bits_shape(std::size_t p)
+{
+  TreeShape s;
+  const std::size_t d = detail::log2_exact(p);
+  s.ndims = d;
+  for (std::size_t k = 0; k < d; ++k) {
+    s.extent[k] = 2;
+    s.stride[k] = std::size_t{1} << (d - 1 - k);
+  }
+  return s;
+}
+
+/// The topology's dimensions, slowest-varying first.
+template <product_topology T>
+constexpr TreeShape topology_shape(const T& t)
+{
+  TreeShape s;
+  s.ndims = t.ndims();
+  for (std::size_t k = 0; k < s.ndims; ++k) {
+    const std::size_t dim = t.route_dim(s.ndims - 1 - k);
+    s.extent[k] = t.extent(dim);
+    s.stride[k] = t.stride(dim);
+  }
+  return s;
+}
+
+/// Step `step` of the broadcast order: which ring, and the binomial distance.
+struct TreeStep {
+  std::size_t dim = 0;
+  std::size_t dist = 0;
+};
+
+constexpr TreeStep tree_step(const TreeShape& s, std::size_t step)
+{
+  for (std::size_t k = 0; k < s.ndims; ++k) {
+    const std::size_t n = s.steps_in(k);
+    if (step < n) return {k, std::size_t{1} << (n - 1 - step)};
+    step -= n;
+  }
+  return {s.ndims, 0};
+}
+
+/// The role of rank r in one broadcast-order step of the tree rooted at `root`.
+struct TreeRole {
+  bool sends = false;        ///< hands data to `peer` (down the tree)
+  bool receives = false;     ///< gets data from `peer` (up the tree)
+  std::size_t peer = 0;
+  std::size_t child_lo = 0;  ///< relative coordinates below the receiving node: [lo, lo + count)
+  std::size_t child_count = 0;
+  std::size_t len = 1;       ///< blocks per coordinate (the ring's stride)
+  std::size_t base = 0;      ///< first block of the ring's range
+  std::size_t root_coord = 0;
+  std::size_t extent = 1;
+  /// The super-blocks for relative coordinates [lo, lo + count) of this ring.
+  constexpr Pattern blocks(Buffer b) const
+  {
+    return cyclic_within(b, base, ((root_coord + child_lo) % extent) * len, child_count * len, extent * len);
+  }
+};
+
+constexpr TreeRole tree_role(const TreeShape& s, std::size_t root, std::size_t r, std::size_t step)
+{
+  TreeRole role;
+  const TreeStep ts = tree_step(s, step);
+  if (ts.dim >= s.ndims) return role;
+  for (std::size_t k = ts.dim + 1; k < s.ndims; ++k)
+    if (s.coord(r, k) != s.coord(root, k)) return role; // not reached yet
+  const std::size_t z = s.extent[ts.dim];
+  const std::size_t len = s.stride[ts.dim];
+  const std::size_t c = s.coord(r, ts.dim);
+  const std::size_t c0 = s.coord(root, ts.dim);
+  const std::size_t v = (c + z - c0) % z;
+  const std::size_t m = ts.dist;
+  role.len = len;
+  role.base = r - r % (len * z);
+  role.root_coord = c0;
+  role.extent = z;
+  auto rank_at = [&](std::size_t rel) { return role.base + ((c0 + rel) % z) * len + r % len; };
+  if (v % (2 * m) == 0 && v + m < z) {
+    role.sends = true;
+    role.peer = rank_at(v + m);
+    role.child_lo = v + m;
+  } else if (v % (2 * m) == m) {
+    role.receives = true;
+    role.peer = rank_at(v - m);
+    role.child_lo = v;
+  } else {
+    return role;
+  }
+  const std::size_t end = role.child_lo + m < z ? role.child_lo + m : z;
+  role.child_count = end - role.child_lo;
+  return role;
+}
+
+} // namespace collectives
