@@ -16,4 +16,14 @@
 #include <collectives/execution/communicator.hpp>
 #include <collectives/execution/executor.hpp>
 
+#include <collectives/algorithm/operators.hpp>
+
+#include <collectives/algorithm/allgather.hpp>
+#include <collectives/algorithm/allreduce.hpp>
 #include <collectives/algorithm/alltoall.hpp>
+#include <collectives/algorithm/barrier.hpp>
+#include <collectives/algorithm/broadcast.hpp>
+#include <collectives/algorithm/reduce.hpp>
+#include <collectives/algorithm/reduce_scatter.hpp>
+#include <collectives/algorithm/scan.hpp>
+#include <collectives/algorithm/scatter.hpp>

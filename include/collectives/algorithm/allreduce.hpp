@@ -29,6 +29,10 @@ struct Rabenseifner {
 struct Ring {
   static constexpr const char* name = "ring";
 };
+/// A binomial reduce to rank 0, then a binomial broadcast; any p, any operator.
+struct ReduceBroadcast {
+  static constexpr const char* name = "reduce_broadcast";
+};
 /// Recursive doubling up to 2 KiB or fewer elements than ranks, else Rabenseifner (MPICH's rule).
 struct Default {
   static constexpr const char* name = "default";
@@ -36,6 +40,7 @@ struct Default {
 inline constexpr RecursiveDoubling recursive_doubling{};
 inline constexpr Rabenseifner rabenseifner{};
 inline constexpr Ring ring{};
+inline constexpr ReduceBroadcast reduce_broadcast{};
 inline constexpr Default automatic{};
 } // namespace allreduce_algorithm
 
@@ -58,6 +63,9 @@ void run_allreduce(Comm& comm, const T* in, T* out, std::size_t n, bool in_place
   };
   if constexpr (std::same_as<Alg, allreduce_algorithm::RecursiveDoubling>) {
     doubling();
+  } else if constexpr (std::same_as<Alg, allreduce_algorithm::ReduceBroadcast>) {
+    const BlockLayout whole{n};
+    execute(allreduce_reduce_broadcast_schedule(p, in_place, comm_op), ep, in, whole, out, whole, n, op);
   } else if constexpr (std::same_as<Alg, allreduce_algorithm::Rabenseifner>) {
     rabenseifner();
   } else if constexpr (std::same_as<Alg, allreduce_algorithm::Ring>) {

@@ -4,6 +4,8 @@
 // followed by an all-gather, for commutative operators.
 
 #include <collectives/algorithm/allgather/schedules.hpp>
+#include <collectives/algorithm/broadcast/schedules.hpp>
+#include <collectives/algorithm/reduce/schedules.hpp>
 #include <collectives/algorithm/reduce_scatter/schedules.hpp>
 #include <collectives/algorithm/requirements.hpp>
 #include <collectives/schedule/concat.hpp>
@@ -110,6 +112,14 @@ constexpr auto allreduce_ring_schedule(const T& topo)
   const std::size_t p = topo.size();
   return Concat(ReduceScatterRingSchedule<T>(topo, ResultSlot::own), AllgatherRingSchedule<T>(topo, true),
                 AllreduceOp{p, p, true, false});
+}
+
+/// Reduce to rank 0 by the binomial tree (partials in the output), then broadcast from
+/// rank 0 by the same tree. Any p, any operator. Cost: 2 (t_s + t_w m) ceil(log p).
+constexpr auto allreduce_reduce_broadcast_schedule(std::size_t p, bool in_place, bool commutative)
+{
+  return Concat(ReduceTreeSchedule(p, ring_shape(p), 0, commutative, 1, in_place ? Partials::in_place : Partials::output),
+                BroadcastTreeSchedule(p, ring_shape(p), 0), AllreduceOp{p, 1, commutative, in_place});
 }
 
 } // namespace collectives

@@ -108,8 +108,11 @@ private:
 };
 
 /// Pairwise reduce-scatter for any p: in step k rank r sends its contribution to block
-/// r + k straight to rank r + k and collects the contribution to its own block from r - k;
-/// at the end it folds the p contributions in rank order. Any operator, any p.
+/// r + k straight to rank r + k and gets the contribution to its own block from r - k.
+/// Those arrive in descending rank order, wrapping once past rank 0, so two running
+/// partials suffice: L = x0 op ... op x(r-1) and R = x(r+1) op ... op x(p-1), each new
+/// arrival joining on the left; the result is L op xr op R. Any operator, any p.
+/// Scratch: blocks r and p + r (two copies of the vector's block layout).
 /// Cost: (t_s + t_w m)(p - 1) + p - 1 combinations of m elements.
 template <topology T>
 class ReduceScatterPairwiseSchedule {
@@ -119,7 +122,7 @@ public:
   constexpr std::size_t size() const { return topo_.size(); }
   constexpr const T& topology() const { return topo_; }
   constexpr std::size_t num_steps() const { return size() > 1 ? size() - 1 : 1; }
-  constexpr std::size_t scratch_blocks() const { return size(); }
+  constexpr std::size_t scratch_blocks() const { return 2 * size(); }
   constexpr ReduceScatterOp operation() const { return {size(), commutative_}; }
 
   template <class V>
@@ -127,19 +130,26 @@ public:
   {
     const std::size_t p = size();
     const Pattern result = contiguous(Buffer::output, slot_ == ResultSlot::first ? 0 : r, 1);
-    if (step == 0) v.local({contiguous(Buffer::input, r, 1), contiguous(Buffer::scratch, r, 1)});
+    const Pattern left = contiguous(Buffer::scratch, r, 1);
+    const Pattern right = contiguous(Buffer::scratch, p + r, 1);
     if (p > 1) {
       const std::size_t k = step + 1;
       const std::size_t to = (r + k) % p;
       const std::size_t from = (r + p - k) % p;
       v.send({to, contiguous(Buffer::input, to, 1)});
-      v.recv({from, contiguous(Buffer::scratch, from, 1)});
+      // The first arrival of each partial is copied, later ones join on the left.
+      if (from < r) v.recv({from, left, from == r - 1 ? Combine::copy : Combine::left});
+      else v.recv({from, right, from == p - 1 ? Combine::copy : Combine::left});
     }
     if (step + 1 == num_steps()) {
-      // result = s[0] op s[1] op ... op s[p-1]: copy the first, then combine the rest in
-      // order into the same block (a pattern of stride 0 repeats it).
-      v.local({contiguous(Buffer::scratch, 0, 1), result});
-      if (p > 1) v.local({contiguous(Buffer::scratch, 1, p - 1), strided(Buffer::output, result[0], p - 1, 1, 0), Combine::right});
+      const Pattern own = contiguous(Buffer::input, r, 1);
+      if (r > 0) {
+        v.local({left, result});
+        v.local({own, result, Combine::right});
+      } else {
+        v.local({own, result});
+      }
+      if (r + 1 < p) v.local({right, result, Combine::right});
     }
   }
 
