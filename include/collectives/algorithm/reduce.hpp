@@ -4,6 +4,7 @@
 #include <collectives/algorithm/operators.hpp>
 #include <collectives/algorithm/reduce/schedules.hpp>
 #include <collectives/algorithm/reduction_checks.hpp>
+#include <collectives/algorithm/requirements.hpp>
 #include <collectives/algorithm/rooted.hpp>
 #include <collectives/detail/buffers.hpp>
 #include <collectives/execution/chunks.hpp>
@@ -79,6 +80,17 @@ struct reduce_fn {
                     "collectives::reduce: the last argument is not a reduce algorithm for this topology");
       tree(Alg::shape(comm.topology(), "collectives::reduce"));
     }
+  }
+
+  /// In place (MPI_IN_PLACE at the root): every rank's buf is its contribution and the
+  /// root's buf receives the result. Costs one copy of the contribution.
+  template <communicator Comm, output_buffer Buf, class Op, class Root, class Alg = reduce_algorithm::Default>
+    requires(!buffer<Op> && (std::integral<Root> || detail::static_root<Root>))
+  void operator()(Comm& comm, Buf&& buf, Op op, Root root, Alg alg = {}) const
+  {
+    using T = std::ranges::range_value_t<Buf>;
+    const std::vector<T> contribution(std::ranges::begin(buf), std::ranges::end(buf));
+    (*this)(comm, contribution, buf, op, root, alg);
   }
 };
 

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <ranges>
+#include <vector>
 
 namespace collectives {
 
@@ -29,6 +30,10 @@ struct Ring {
 struct Pairwise {
   static constexpr const char* name = "pairwise";
 };
+/// The seeds' mesh/torus algorithm, one ring per dimension; commutative operators only.
+struct Dimensional {
+  static constexpr const char* name = "dimensional";
+};
 /// Recursive halving when p is a power of two, else pairwise.
 struct Default {
   static constexpr const char* name = "default";
@@ -36,6 +41,7 @@ struct Default {
 inline constexpr RecursiveHalving recursive_halving{};
 inline constexpr Ring ring{};
 inline constexpr Pairwise pairwise{};
+inline constexpr Dimensional dimensional{};
 inline constexpr Default automatic{};
 } // namespace reduce_scatter_algorithm
 
@@ -79,6 +85,11 @@ struct reduce_scatter_fn {
       static_assert(comm_op, "collectives::reduce_scatter(ring): the operator must be commutative (wrap it in "
                              "collectives::commutative(op) or specialise collectives::op_traits)");
       execute(ReduceScatterRingSchedule<Topo>(comm.topology()), ep, in, blocks, out, blocks, m, op);
+    } else if constexpr (std::same_as<Alg, reduce_scatter_algorithm::Dimensional>) {
+      static_assert(comm_op, "collectives::reduce_scatter(dimensional): the operator must be commutative (wrap it in "
+                             "collectives::commutative(op) or specialise collectives::op_traits)");
+      static_assert(product_topology<Topo>, "collectives::reduce_scatter(dimensional): needs a mesh, torus or hypercube");
+      execute(ReduceScatterDimensionalSchedule<Topo>(comm.topology()), ep, in, blocks, out, blocks, m, op);
     } else if constexpr (std::same_as<Alg, reduce_scatter_algorithm::Pairwise>) {
       execute(ReduceScatterPairwiseSchedule<Topo>(comm.topology(), comm_op), ep, in, blocks, out, blocks, m, op);
     } else {
@@ -89,6 +100,17 @@ struct reduce_scatter_fn {
       else
         execute(ReduceScatterPairwiseSchedule<Topo>(comm.topology(), comm_op), ep, in, blocks, out, blocks, m, op);
     }
+  }
+
+  /// In place: buf holds the p blocks of this rank's contribution and its first m
+  /// elements receive block r of the result. Costs one copy of the contribution.
+  template <communicator Comm, output_buffer Buf, class Op, class Alg = reduce_scatter_algorithm::Default>
+    requires(!buffer<Op>)
+  void operator()(Comm& comm, Buf&& buf, Op op, Alg alg = {}) const
+  {
+    using T = std::ranges::range_value_t<Buf>;
+    const std::vector<T> contribution(std::ranges::begin(buf), std::ranges::end(buf));
+    (*this)(comm, contribution, buf, op, alg);
   }
 };
 
