@@ -48,9 +48,10 @@ public:
                       "collectives::Hypercube: the given number of dimensions differs from the static one");
   }
 
-  /// Static -> dynamic is implicit; dynamic -> static is explicit and checked.
+  /// Static -> dynamic is implicit; dynamic -> static is explicit and checked; between
+  /// different static dimensions, explicit and a compile error.
   template <std::size_t E>
-  constexpr explicit(D != dynamic_extent && E == dynamic_extent) Hypercube(const Hypercube<E>& other)
+  constexpr explicit(D != dynamic_extent && D != E) Hypercube(const Hypercube<E>& other)
   {
     static_assert(D == dynamic_extent || E == dynamic_extent || D == E,
                   "collectives::Hypercube: converting between hypercubes of different static dimensions");
@@ -96,6 +97,13 @@ public:
     return diff == 0 ? from : from ^ (diff & (~diff + 1));
   }
   constexpr std::size_t diameter() const noexcept { return ndims(); }
+  /// Dense id of the directed link from -> to (neighbours): from * ndims() + dimension.
+  constexpr std::size_t link_index(std::size_t from, std::size_t to) const noexcept
+  {
+    return from * ndims() + static_cast<std::size_t>(std::countr_zero(from ^ to));
+  }
+  /// One more than the largest link_index.
+  constexpr std::size_t link_count_bound() const noexcept { return size() * ndims(); }
 
   /// Coordinates: bit i of the rank for dimension i (a fixed-size array for static D).
   constexpr auto coords(std::size_t rank) const

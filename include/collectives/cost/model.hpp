@@ -1,0 +1,60 @@
+#pragma once
+// The cost model of the seeds (Hockney): a message of m words costs t_s + t_w m, plus t_h
+// per hop under cut-through routing; store-and-forward pays the whole message on every
+// hop. t_r prices a word of local rearrangement (zero by default, as in the seeds).
+
+#include <collectives/detail/require.hpp>
+
+#include <limits>
+
+namespace collectives {
+
+/// How a message crosses intermediate nodes.
+enum class Routing : unsigned char {
+  store_and_forward, ///< t_s + (t_w m + t_h) l for l hops
+  cut_through,       ///< t_s + t_h l + t_w m
+};
+
+/// How many links a node drives at once.
+enum class Ports : unsigned char {
+  one, ///< one send and one receive at a time: a step's messages from one rank serialise
+  all, ///< every link at once
+};
+
+/// The machine parameters: aggregate-initialisable and usable in constant expressions,
+/// e.g. constexpr CostModel m{.t_s = 1e-6, .t_w = 1e-9}.
+struct CostModel {
+  double t_s = 0; ///< start-up time per message
+  double t_w = 0; ///< time per word
+  double t_h = 0; ///< time per hop
+  double t_r = 0; ///< time per word of local rearrangement
+  Routing routing = Routing::cut_through;
+  Ports ports = Ports::one;
+
+  /// Throws std::invalid_argument for a negative or non-finite parameter (a compile
+  /// error in constant evaluation).
+  constexpr const CostModel& validated() const
+  {
+    check(t_s, "collectives::CostModel: t_s must be finite and non-negative");
+    check(t_w, "collectives::CostModel: t_w must be finite and non-negative");
+    check(t_h, "collectives::CostModel: t_h must be finite and non-negative");
+    check(t_r, "collectives::CostModel: t_r must be finite and non-negative");
+    return *this;
+  }
+
+private:
+  static constexpr void check(double x, const char* what)
+  {
+    detail::require(x >= 0 && x <= std::numeric_limits<double>::max(), what);
+  }
+};
+
+/// Time of one message of `words` words over `hops` hops under `model`, uncontended.
+constexpr double message_time(const CostModel& model, double words, double hops)
+{
+  if (hops == 0) return 0;
+  if (model.routing == Routing::store_and_forward) return model.t_s + (model.t_w * words + model.t_h) * hops;
+  return model.t_s + model.t_h * hops + model.t_w * words;
+}
+
+} // namespace collectives
