@@ -1,6 +1,9 @@
 #pragma once
 // collectives::alltoall — all-to-all personalized exchange (MPI_Alltoall).
 
+#include <collectives/algorithm/alltoall/bruck.hpp>
+#include <collectives/algorithm/alltoall/dimensional.hpp>
+#include <collectives/algorithm/alltoall/hypercube.hpp>
 #include <collectives/algorithm/alltoall/pairwise.hpp>
 #include <collectives/algorithm/alltoall/ring.hpp>
 // Each schedule header also defines its tag in collectives::alltoall_algorithm.
@@ -77,7 +80,12 @@ struct alltoall_fn {
     const T* in = std::ranges::data(send);
     T* out = std::ranges::data(recv);
     if constexpr (std::same_as<Alg, alltoall_algorithm::Default>) {
-      if (detail::is_power_of_two(comm.size()))
+      // A static size that is not a power of two is settled at compile time: instantiating
+      // PairwiseXorSchedule for it would trip its static_assert (Ring<5>, Mesh<2, 3>).
+      constexpr std::size_t P = static_size_v<Topo>;
+      if constexpr (P != dynamic_extent && !detail::is_power_of_two(P))
+        execute(PairwiseSchedule<Topo>(comm.topology()), comm.endpoint(), in, BlockLayout{m}, out, BlockLayout{m}, m);
+      else if (detail::is_power_of_two(comm.size()))
         execute(PairwiseXorSchedule<Topo>(comm.topology()), comm.endpoint(), in, BlockLayout{m}, out, BlockLayout{m}, m);
       else
         execute(PairwiseSchedule<Topo>(comm.topology()), comm.endpoint(), in, BlockLayout{m}, out, BlockLayout{m}, m);

@@ -1,0 +1,20 @@
+// expect: collectives::alltoall\(dimensional\): the two-phase algorithm on a ring
+//
+// The dimension-by-dimension alltoall needs a product topology of two or more dimensions;
+// on Ring<8> (ndims() fixed at 1 by the type) the call must not compile. The twin runs it
+// on Mesh<2, 4>, the same eight ranks as a 2-D mesh.
+#include <collectives/collectives.hpp>
+
+#include <vector>
+
+#ifndef COLLECTIVES_TWIN
+using Topo = collectives::Ring<8>;
+#else
+using Topo = collectives::Mesh<2, 4>;
+#endif
+
+void exchange(collectives::Communicator<collectives::threads::Endpoint, Topo>& comm, const std::vector<double>& send,
+              std::vector<double>& recv)
+{
+  collectives::alltoall(comm, send, recv, collectives::alltoall_algorithm::dimensional);
+}
