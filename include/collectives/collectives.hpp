@@ -21,9 +21,11 @@
 #include <collectives/algorithm/allgather.hpp>
 #include <collectives/algorithm/allreduce.hpp>
 #include <collectives/algorithm/alltoall.hpp>
+#include <collectives/algorithm/alltoallv.hpp>
 #include <collectives/algorithm/barrier.hpp>
 #include <collectives/algorithm/broadcast.hpp>
 #include <collectives/algorithm/reduce.hpp>
 #include <collectives/algorithm/reduce_scatter.hpp>
 #include <collectives/algorithm/scan.hpp>
 #include <collectives/algorithm/scatter.hpp>
+#include <collectives/algorithm/shift.hpp>

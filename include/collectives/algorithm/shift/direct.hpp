@@ -1,0 +1,60 @@
+#pragma once
+// Circular q-shift in one step (seed 001, hypercube with cut-through routing: "use std
+// labeling of processors, not RGC; use std E-cube routing to ensure congestion-free
+// paths"): every rank sends its block straight to rank + q. On a hypercube under E-cube
+// routing the p messages share no link, and the longest path has log p - gamma(q) links
+// (gamma(q): the largest j with 2^j dividing q). The schedule is correct on any topology
+// and any p (it is MPI_Sendrecv); elsewhere the routes may share links.
+
+#include <collectives/algorithm/shift/common.hpp>
+#include <collectives/schedule/operation.hpp>
+#include <collectives/schedule/pattern.hpp>
+#include <collectives/topology/concepts.hpp>
+
+#include <cstddef>
+
+namespace collectives {
+
+/// Direct q-shift: one step, rank r sends to r + q and receives from r - q; no scratch.
+/// Cost (one-port, CT, hypercube): t_s + t_w m + t_h (log p - gamma(q)).
+template <topology T>
+class ShiftDirectSchedule {
+public:
+  /// Shift by q (any integer; reduced mod p) on topo.
+  constexpr ShiftDirectSchedule(T topo, std::ptrdiff_t q) : topo_(topo), q_(detail::reduce_shift(q, topo_.size())) {}
+  constexpr std::size_t size() const { return topo_.size(); }
+  constexpr const T& topology() const { return topo_; }
+  /// q mod p.
+  constexpr std::size_t shift() const { return q_; }
+  constexpr std::size_t num_steps() const { return 1; }
+  constexpr std::size_t scratch_blocks() const { return 0; }
+  constexpr ShiftOp operation() const { return {size(), q_}; }
+
+  template <class V>
+  constexpr void visit(std::size_t r, std::size_t, V& v) const
+  {
+    if (q_ == 0) {
+      detail::shift_copy_own(v);
+      return;
+    }
+    v.send({detail::add_mod(r, q_, size()), contiguous(Buffer::input, 0, 1)});
+    v.recv({detail::sub_mod(r, q_, size()), contiguous(Buffer::output, 0, 1)});
+  }
+
+private:
+  T topo_;
+  std::size_t q_;
+};
+
+namespace shift_algorithm {
+/// Straight to the destination in one step (cut-through; congestion-free under E-cube on
+/// a hypercube); any p.
+struct Direct {
+  static constexpr const char* name = "direct";
+  template <topology T>
+  static constexpr auto schedule(const T& t, std::ptrdiff_t q) { return ShiftDirectSchedule<T>(t, q); }
+};
+inline constexpr Direct direct{};
+} // namespace shift_algorithm
+
+} // namespace collectives

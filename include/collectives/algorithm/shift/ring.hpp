@@ -1,0 +1,64 @@
+#pragma once
+// Circular q-shift on a ring (seed 001, "CIRCULAR SHIFT — Ring: straightforward"): every
+// block travels min(q, p - q) hops the shorter way round, one hop per step, all ranks
+// passing their current block to the same neighbour at once. Any p, any topology (the ring
+// is the rank order 0, 1, ..., p-1, which is a ring of links on Ring<P>).
+
+#include <collectives/algorithm/shift/common.hpp>
+#include <collectives/schedule/operation.hpp>
+#include <collectives/schedule/pattern.hpp>
+#include <collectives/topology/concepts.hpp>
+
+#include <cstddef>
+
+namespace collectives {
+
+/// Ring q-shift: min(q, p - q) steps of one hop each, towards rank + 1 when q <= p/2, else
+/// towards rank - 1. One scratch block. Cost (one-port, SF or CT): (t_s + t_w m) min(q, p - q),
+/// at most (t_s + t_w m) floor(p/2).
+template <topology T>
+class ShiftRingSchedule {
+public:
+  /// Shift by q (any integer; reduced mod p) on topo.
+  constexpr ShiftRingSchedule(T topo, std::ptrdiff_t q) : topo_(topo), q_(detail::reduce_shift(q, topo_.size())) {}
+  constexpr std::size_t size() const { return topo_.size(); }
+  constexpr const T& topology() const { return topo_; }
+  /// q mod p.
+  constexpr std::size_t shift() const { return q_; }
+  /// True when blocks travel towards rank + 1.
+  constexpr bool forward() const { return q_ <= size() - q_; }
+  /// Hops every block makes: min(q, p - q).
+  constexpr std::size_t hops() const { return forward() ? q_ : size() - q_; }
+  constexpr std::size_t num_steps() const { return hops() > 0 ? hops() : 1; }
+  constexpr std::size_t scratch_blocks() const { return hops() >= 2 ? 1 : 0; }
+  constexpr ShiftOp operation() const { return {size(), q_}; }
+
+  template <class V>
+  constexpr void visit(std::size_t r, std::size_t step, V& v) const
+  {
+    const std::size_t n = hops();
+    if (n == 0) {
+      detail::shift_copy_own(v);
+      return;
+    }
+    const std::size_t p = size();
+    const std::size_t up = detail::add_mod(r, 1, p), down = detail::sub_mod(r, 1, p);
+    v.send({forward() ? up : down, detail::shift_slot_uniform(step, n)});
+    v.recv({forward() ? down : up, detail::shift_slot_uniform(step + 1, n)});
+  }
+
+private:
+  T topo_;
+  std::size_t q_;
+};
+
+namespace shift_algorithm {
+/// Hop by hop round the ring, the shorter way: min(q, p - q) steps; any p.
+struct Ring {
+  static constexpr const char* name = "ring";
+  template <topology T> static constexpr auto schedule(const T& t, std::ptrdiff_t q) { return ShiftRingSchedule<T>(t, q); }
+};
+inline constexpr Ring ring{};
+} // namespace shift_algorithm
+
+} // namespace collectives
