@@ -53,13 +53,18 @@ public:
 
   /// From the dynamic extents only, or from all extents (static ones must then agree).
   /// Throws std::invalid_argument naming the problem (a compile error in constant evaluation).
+  // The constraint is spelled with Z... rather than n_dynamic_ and n_: class template
+  // argument deduction (Torus{2, 3, 4}) checks it with Z... empty, and naming a member
+  // would instantiate Torus<> and fail its static_assert.
   template <std::integral... I>
-    requires(sizeof...(I) > 0 && (sizeof...(I) == n_dynamic_ || sizeof...(I) == n_))
+    requires(sizeof...(I) > 0 &&
+             (sizeof...(I) == ((Z == dynamic_extent ? 1 : 0) + ... + 0) || sizeof...(I) == sizeof...(Z)))
   constexpr explicit Torus(I... extents)
   {
     const std::array<std::size_t, sizeof...(I)> given{static_cast<std::size_t>(extents)...};
-    for (auto e : {static_cast<long long>(extents)...})
-      detail::require(e >= 1, "collectives::Torus: every extent must be at least 1");
+    // Compared in each argument's own type: a cast to a signed type would turn an extent
+    // of 2^63 or more into a negative number and reject it as "less than 1".
+    (detail::require(extents >= 1, "collectives::Torus: every extent must be at least 1"), ...);
     if constexpr (sizeof...(I) == n_dynamic_) {
       if constexpr (n_dynamic_ > 0)
         for (std::size_t k = 0; k < n_dynamic_; ++k) dynamic_[k] = given[k];
@@ -79,7 +84,7 @@ public:
   /// From another torus of the same number of dimensions: implicit when it only turns
   /// static extents into dynamic ones, explicit (and checked) otherwise.
   template <std::size_t... W>
-    requires(sizeof...(W) == n_)
+    requires(sizeof...(W) == sizeof...(Z)) // not n_: see the constructor above
   constexpr explicit(!((Z == dynamic_extent || Z == W) && ...)) Torus(const Torus<W...>& other)
   {
     static_assert(((Z == dynamic_extent || W == dynamic_extent || Z == W) && ...),
