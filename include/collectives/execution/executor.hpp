@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
+#include <memory>
 #include <span>
 #include <type_traits>
 #include <vector>
@@ -151,11 +152,13 @@ void execute(const S& s, E& ep, const T* input, BlockLayout in_layout, T* output
 {
   static_assert(std::is_trivially_copyable_v<T>, "collectives::execute: T must be trivially copyable");
   const std::size_t me = ep.rank();
-  std::vector<T> scratch(scratch_layout.extent(s.scratch_blocks()));
+  // Not value-initialised: the verifier rejects a schedule that reads scratch before
+  // writing it, and zero-filling would cost a pass over all of it on every call.
+  const auto scratch = std::make_unique_for_overwrite<T[]>(scratch_layout.extent(s.scratch_blocks()));
   detail::BufferView<T> views[3] = {
     {reinterpret_cast<std::byte*>(const_cast<T*>(input)), in_layout},
     {reinterpret_cast<std::byte*>(output), out_layout},
-    {reinterpret_cast<std::byte*>(scratch.data()), scratch_layout},
+    {reinterpret_cast<std::byte*>(scratch.get()), scratch_layout},
   };
   auto view = [&](Buffer b) -> const detail::BufferView<T>& { return views[static_cast<int>(b)]; };
 
