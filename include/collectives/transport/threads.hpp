@@ -7,6 +7,11 @@
 // std::atomic wait/notify, so 64 threads on 2 cores do not starve each other and 2 threads
 // answer within the spin. A rank that throws fails the team: every waiting rank is woken
 // and throws RankFailed naming it, and Team::run rethrows the original exception.
+//
+// Because the receiver reads the sender's memory, an offer is claimed before it is read:
+// the receiver sets the claim bit on the channel's sequence number, and a sender leaving
+// exchange() by an exception takes back every offer not yet claimed, and waits for the
+// claimed ones to be copied, before its buffers can go away.
 
 #include <collectives/transport/concepts.hpp>
 
@@ -68,6 +73,11 @@ public:
   explicit Team(std::size_t p) : p_(p)
   {
     if (p == 0) throw std::invalid_argument("collectives::threads::Team: the team needs at least one rank");
+    // With more ranks than cores, a spinning rank holds the core the rank it waits for
+    // needs: spin only briefly before blocking (a p = 1..64 alltoall sweep on 2 cores uses
+    // about a quarter of the CPU time).
+    const unsigned cores = std::thread::hardware_concurrency();
+    spin_limit_ = cores != 0 && p > cores ? 8 : 256;
     reset();
   }
   Team(const Team&) = delete;
@@ -76,7 +86,9 @@ public:
   std::size_t size() const noexcept { return p_; }
 
   /// Runs f(endpoint) on p threads (rank 0 on the calling thread) and waits for all.
-  /// If any rank throws, the others are released and the first exception is rethrown.
+  /// If any rank throws, the others are released (a rank waiting for a failed rank throws
+  /// RankFailed naming it) and the first exception is rethrown. Every rank's f runs, even
+  /// when another rank has failed before it starts, unless the threads cannot be started.
   template <class F>
   void run(F&& f)
   {
@@ -86,18 +98,26 @@ public:
       try {
         f(ep);
         finish(r);
+      } catch (const RankFailed& e) {
+        // Released by another rank's failure: pass the name of the rank at the root on, so
+        // every rank released later names the same one.
+        fail(r, e.failed_rank(), std::current_exception());
       } catch (...) {
-        fail(r, std::current_exception());
+        fail(r, r, std::current_exception());
       }
     };
     std::vector<std::thread> workers;
     workers.reserve(p_ - 1);
+    bool started = true;
     try {
       for (std::size_t r = 1; r < p_; ++r) workers.emplace_back(body, r);
     } catch (...) {
-      fail(0, std::current_exception());
+      started = false;
+      fail(0, 0, std::current_exception());
     }
-    if (!failed_.load()) body(0);
+    // Rank 0 runs even when a worker has already failed: it is released at its first wait
+    // like every other rank, instead of silently never running.
+    if (started) body(0);
     else finish(0);
     for (auto& w : workers) w.join();
     if (failure_) std::rethrow_exception(failure_);
@@ -106,13 +126,20 @@ public:
 private:
   friend class Endpoint;
 
+  /// Set in Channel::posted while the receiver reads the offer; the sender cannot take
+  /// a claimed offer back.
+  static constexpr std::uint64_t claimed = std::uint64_t{1} << 63;
+
   struct alignas(64) Channel {
-    std::atomic<std::uint64_t> posted{0}; // sequence number of the latest message offered
+    std::atomic<std::uint64_t> posted{0}; // sequence number of the latest offer, | claimed
     std::atomic<std::uint64_t> taken{0};  // sequence number of the latest message consumed
     const ConstBytes* pieces = nullptr;   // the offered message's gather list
     std::size_t count = 0;
     std::uint64_t sent = 0;     // sender-side count
     std::uint64_t received = 0; // receiver-side count
+
+    /// True when an offer the receiver has not taken is up (read by the receiver only).
+    bool offer_waiting() const { return (posted.load(std::memory_order_acquire) & ~claimed) > received; }
   };
   struct alignas(64) Doorbell {
     std::atomic<std::uint32_t> value{0};
@@ -147,12 +174,14 @@ private:
     ring_all();
   }
 
-  void fail(std::size_t r, std::exception_ptr e)
+  /// Rank r leaves with exception e; `culprit` is the rank to blame (r itself, or the rank
+  /// a RankFailed from r names).
+  void fail(std::size_t r, std::size_t culprit, std::exception_ptr e)
   {
     {
       std::lock_guard lock(failure_mutex_);
       if (!failed_.load(std::memory_order_relaxed)) {
-        failed_rank_ = r;
+        failed_rank_ = culprit;
         failure_ = e;
         failed_.store(true, std::memory_order_release);
       }
@@ -181,7 +210,31 @@ private:
 
   void exchange(std::size_t me, std::span<const SendRequest> sends, std::span<const RecvRequest> recvs);
 
+  /// Called by a sender leaving exchange() by an exception: every offer in `seq` (0 and
+  /// not_posted mark none) is either taken back, so no receiver reads it after the
+  /// sender's buffers are gone, or, if a receiver has claimed it, waited for until copied.
+  void withdraw(std::size_t me, std::span<const SendRequest> sends, const std::vector<std::uint64_t>& seq,
+                std::uint64_t not_posted) noexcept
+  {
+    for (std::size_t i = 0; i < sends.size(); ++i) {
+      if (seq[i] == 0 || seq[i] == not_posted) continue;
+      Channel& ch = channel(me, sends[i].peer);
+      while (ch.taken.load(std::memory_order_acquire) < seq[i]) {
+        std::uint64_t offer = seq[i];
+        if (ch.posted.compare_exchange_strong(offer, seq[i] - 1, std::memory_order_acq_rel,
+                                              std::memory_order_acquire)) {
+          --ch.sent;
+          break;
+        }
+        // Claimed: the receiver is copying (a bounded memcpy), or is about to hand the
+        // claim back after finding a size mismatch. Yield: it may be waiting for a core.
+        std::this_thread::yield();
+      }
+    }
+  }
+
   std::size_t p_;
+  unsigned spin_limit_ = 256; // pause()s before blocking on the doorbell
   std::unique_ptr<Channel[]> channels_;
   std::unique_ptr<Doorbell[]> bells_;
   std::unique_ptr<std::atomic<bool>[]> finished_;
@@ -252,80 +305,93 @@ inline void Team::exchange(std::size_t me, std::span<const SendRequest> sends, s
   std::size_t open_sends = sends.size();
   std::size_t open_recvs = recvs.size();
 
-  unsigned spins = 0;
-  while (true) {
-    bool progress = false;
-    // Offer what may be offered; retire what was taken.
-    for (std::size_t i = 0; i < sends.size(); ++i) {
-      if (seq[i] == not_posted) {
-        if (!blocked_by_earlier(i)) {
-          post(i);
-          progress = true;
+  try {
+    unsigned spins = 0;
+    while (true) {
+      bool progress = false;
+      // Offer what may be offered; retire what was taken.
+      for (std::size_t i = 0; i < sends.size(); ++i) {
+        if (seq[i] == not_posted) {
+          if (!blocked_by_earlier(i)) {
+            post(i);
+            progress = true;
+          }
+        } else if (seq[i] != 0) {
+          Channel& ch = channel(me, sends[i].peer);
+          if (ch.taken.load(std::memory_order_acquire) >= seq[i]) {
+            seq[i] = 0;
+            --open_sends;
+            progress = true;
+          }
         }
-      } else if (seq[i] != 0) {
-        Channel& ch = channel(me, sends[i].peer);
-        if (ch.taken.load(std::memory_order_acquire) >= seq[i]) {
-          seq[i] = 0;
-          --open_sends;
+      }
+      // Take every message that has arrived, in order per peer.
+      for (std::size_t i = 0; i < recvs.size(); ++i) {
+        if (recv_done[i]) continue;
+        bool earlier_open = false;
+        for (std::size_t j = 0; j < i && !earlier_open; ++j)
+          earlier_open = !recv_done[j] && recvs[j].peer == recvs[i].peer;
+        if (earlier_open) continue;
+        Channel& ch = channel(recvs[i].peer, me);
+        std::uint64_t offer = ch.posted.load(std::memory_order_acquire);
+        if ((offer & ~claimed) > ch.received) {
+          // A new offer is never claimed yet. Claim it before reading it; failing means the
+          // sender took it back.
+          if (!ch.posted.compare_exchange_strong(offer, offer | claimed, std::memory_order_acq_rel,
+                                                 std::memory_order_acquire))
+            continue;
+          const std::size_t want = total_bytes(recvs[i].pieces);
+          std::size_t have = 0;
+          for (std::size_t k = 0; k < ch.count; ++k) have += ch.pieces[k].size;
+          if (have != want) {
+            ch.posted.store(offer, std::memory_order_release); // hand the claim back
+            throw std::length_error("collectives::threads: rank " + std::to_string(me) + " expects " +
+                                    std::to_string(want) + " bytes from rank " + std::to_string(recvs[i].peer) +
+                                    ", which sends " + std::to_string(have));
+          }
+          detail::copy_pieces(ch.pieces, ch.count, recvs[i].pieces);
+          ++ch.received;
+          ch.taken.store(ch.received, std::memory_order_release);
+          ring(recvs[i].peer);
+          recv_done[i] = 1;
+          --open_recvs;
           progress = true;
         }
       }
-    }
-    // Take every message that has arrived, in order per peer.
-    for (std::size_t i = 0; i < recvs.size(); ++i) {
-      if (recv_done[i]) continue;
-      bool earlier_open = false;
-      for (std::size_t j = 0; j < i && !earlier_open; ++j) earlier_open = !recv_done[j] && recvs[j].peer == recvs[i].peer;
-      if (earlier_open) continue;
-      Channel& ch = channel(recvs[i].peer, me);
-      if (ch.posted.load(std::memory_order_acquire) > ch.received) {
-        const std::size_t want = total_bytes(recvs[i].pieces);
-        std::size_t have = 0;
-        for (std::size_t k = 0; k < ch.count; ++k) have += ch.pieces[k].size;
-        if (have != want)
-          throw std::length_error("collectives::threads: rank " + std::to_string(me) + " expects " +
-                                  std::to_string(want) + " bytes from rank " + std::to_string(recvs[i].peer) +
-                                  ", which sends " + std::to_string(have));
-        detail::copy_pieces(ch.pieces, ch.count, recvs[i].pieces);
-        ++ch.received;
-        ch.taken.store(ch.received, std::memory_order_release);
-        ring(recvs[i].peer);
-        recv_done[i] = 1;
-        --open_recvs;
-        progress = true;
+      if (open_sends == 0 && open_recvs == 0) return;
+      if (progress) {
+        spins = 0;
+        continue;
       }
+      if (failed_.load(std::memory_order_acquire)) throw_released(me, failed_rank_);
+      if (++spins < spin_limit_) {
+        pause();
+        continue;
+      }
+      // Block until someone rings this rank's doorbell, re-checking after reading it so a
+      // ring between the check and the wait is not lost.
+      const std::uint32_t bell = bells_[me].value.load(std::memory_order_acquire);
+      bool ready = failed_.load(std::memory_order_acquire);
+      for (std::size_t i = 0; i < sends.size() && !ready; ++i)
+        ready = seq[i] != 0 && seq[i] != not_posted &&
+                channel(me, sends[i].peer).taken.load(std::memory_order_acquire) >= seq[i];
+      for (std::size_t i = 0; i < recvs.size() && !ready; ++i)
+        ready = !recv_done[i] && channel(recvs[i].peer, me).offer_waiting();
+      if (ready) continue;
+      // A peer that has returned will never answer.
+      for (std::size_t i = 0; i < sends.size(); ++i)
+        if (seq[i] != 0 && seq[i] != not_posted && finished_[sends[i].peer].load(std::memory_order_acquire) &&
+            channel(me, sends[i].peer).taken.load(std::memory_order_acquire) < seq[i])
+          throw_released(me, sends[i].peer);
+      for (std::size_t i = 0; i < recvs.size(); ++i)
+        if (!recv_done[i] && finished_[recvs[i].peer].load(std::memory_order_acquire) &&
+            !channel(recvs[i].peer, me).offer_waiting())
+          throw_released(me, recvs[i].peer);
+      bells_[me].value.wait(bell, std::memory_order_acquire);
     }
-    if (open_sends == 0 && open_recvs == 0) return;
-    if (progress) {
-      spins = 0;
-      continue;
-    }
-    if (failed_.load(std::memory_order_acquire)) throw_released(me, failed_rank_);
-    if (++spins < 256) {
-      pause();
-      continue;
-    }
-    // Block until someone rings this rank's doorbell, re-checking after reading it so a
-    // ring between the check and the wait is not lost.
-    const std::uint32_t bell = bells_[me].value.load(std::memory_order_acquire);
-    bool ready = failed_.load(std::memory_order_acquire);
-    for (std::size_t i = 0; i < sends.size() && !ready; ++i)
-      ready = seq[i] != 0 && seq[i] != not_posted &&
-              channel(me, sends[i].peer).taken.load(std::memory_order_acquire) >= seq[i];
-    for (std::size_t i = 0; i < recvs.size() && !ready; ++i)
-      ready = !recv_done[i] && channel(recvs[i].peer, me).posted.load(std::memory_order_acquire) >
-                                   channel(recvs[i].peer, me).received;
-    if (ready) continue;
-    // A peer that has returned will never answer.
-    for (std::size_t i = 0; i < sends.size(); ++i)
-      if (seq[i] != 0 && seq[i] != not_posted && finished_[sends[i].peer].load(std::memory_order_acquire) &&
-          channel(me, sends[i].peer).taken.load(std::memory_order_acquire) < seq[i])
-        throw_released(me, sends[i].peer);
-    for (std::size_t i = 0; i < recvs.size(); ++i)
-      if (!recv_done[i] && finished_[recvs[i].peer].load(std::memory_order_acquire) &&
-          channel(recvs[i].peer, me).posted.load(std::memory_order_acquire) <= channel(recvs[i].peer, me).received)
-        throw_released(me, recvs[i].peer);
-    bells_[me].value.wait(bell, std::memory_order_acquire);
+  } catch (...) {
+    withdraw(me, sends, seq, not_posted);
+    throw;
   }
 }
 

@@ -1,0 +1,28 @@
+// expect: collectives::alltoall.pairwise_xor.: the topology.s size must be a power of two
+//
+// Pairwise XOR exchange pairs rank r with r XOR k, which needs p = 2^n ranks: naming it for
+// a Ring<6> communicator is a compile error that names the call. The twin, Ring<8>, compiles.
+#include <collectives/collectives.hpp>
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#ifndef COLLECTIVES_TWIN
+using Topo = collectives::Ring<6>;
+#else
+using Topo = collectives::Ring<8>;
+#endif
+
+/// A minimal endpoint: the compile-time check needs only the types.
+struct FakeEndpoint {
+  std::size_t rank() const { return 0; }
+  std::size_t size() const { return Topo::static_size; }
+  void exchange(std::span<const collectives::SendRequest>, std::span<const collectives::RecvRequest>) {}
+};
+
+void exchange(FakeEndpoint& ep, const std::vector<int>& send, std::vector<int>& recv)
+{
+  collectives::Communicator<FakeEndpoint, Topo> comm(ep, Topo{});
+  collectives::alltoall(comm, send, recv, collectives::alltoall_algorithm::pairwise_xor);
+}

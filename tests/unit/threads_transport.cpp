@@ -1,0 +1,458 @@
+// The threads transport: message shapes, ordering, all-port steps, and what happens when a
+// rank fails (it must never hang and never leave a peer reading freed memory).
+//
+// Catch2's assertions are not thread-safe, so rank functions only record what they saw;
+// the checks run on the test's thread after Team::run returns.
+
+#include <catch2/catch.hpp>
+
+#include "../support/harness.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace collectives;
+using Catch::Matchers::Contains;
+
+namespace {
+
+using Bytes = std::vector<unsigned char>;
+
+/// Where each piece of a message of the given piece sizes lives in a buffer that leaves
+/// one gap byte after every piece, so a transport that writes past a piece is caught.
+struct Layout {
+  std::vector<std::size_t> sizes;
+  std::vector<std::size_t> offsets;
+  std::size_t total = 0;
+  std::size_t extent = 0;
+
+  explicit Layout(std::vector<std::size_t> s) : sizes(std::move(s))
+  {
+    for (std::size_t n : sizes) {
+      offsets.push_back(extent);
+      extent += n + 1;
+      total += n;
+    }
+  }
+  /// Buffer position of message byte j.
+  std::size_t at(std::size_t j) const
+  {
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      if (j < sizes[i]) return offsets[i] + j;
+      j -= sizes[i];
+    }
+    return extent;
+  }
+  std::vector<ConstBytes> gather(const Bytes& buf) const
+  {
+    std::vector<ConstBytes> v;
+    for (std::size_t i = 0; i < sizes.size(); ++i)
+      v.push_back({reinterpret_cast<const std::byte*>(buf.data()) + offsets[i], sizes[i]});
+    return v;
+  }
+  std::vector<MutableBytes> scatter(Bytes& buf) const
+  {
+    std::vector<MutableBytes> v;
+    for (std::size_t i = 0; i < sizes.size(); ++i)
+      v.push_back({reinterpret_cast<std::byte*>(buf.data()) + offsets[i], sizes[i]});
+    return v;
+  }
+};
+
+constexpr unsigned char gap_fill = 0xEE;
+
+/// Message byte j of the message `tag` from rank `from`.
+unsigned char payload(std::size_t from, std::size_t tag, std::size_t j)
+{
+  return static_cast<unsigned char>((from * 37 + tag * 11 + j * 3 + 1) % 200);
+}
+
+/// One single-piece message of `n` bytes.
+struct Message {
+  Bytes data;
+  ConstBytes piece{};
+  MutableBytes landing{};
+  Message(std::size_t n, std::size_t from, std::size_t tag) : data(n)
+  {
+    for (std::size_t j = 0; j < n; ++j) data[j] = payload(from, tag, j);
+    piece = {reinterpret_cast<const std::byte*>(data.data()), n};
+    landing = {reinterpret_cast<std::byte*>(data.data()), n};
+  }
+  bool holds(std::size_t from, std::size_t tag) const
+  {
+    for (std::size_t j = 0; j < data.size(); ++j)
+      if (data[j] != payload(from, tag, j)) return false;
+    return true;
+  }
+};
+
+/// Per-rank notes, read after run() returns.
+struct Notes {
+  std::vector<std::string> errors;
+  bool released = false;
+  std::size_t failed_rank = ~std::size_t{0};
+  std::string message;
+};
+
+/// Runs body(ep, notes) on every rank; a RankFailed is noted, then rethrown.
+template <class F>
+void run_noting(threads::Team& team, std::vector<Notes>& notes, F body)
+{
+  notes.assign(team.size(), Notes{});
+  team.run([&](threads::Endpoint& ep) {
+    Notes& n = notes[ep.rank()];
+    try {
+      body(ep, n);
+    } catch (const RankFailed& e) {
+      n.released = true;
+      n.failed_rank = e.failed_rank();
+      n.message = e.what();
+      throw;
+    } catch (const std::exception& e) {
+      n.message = e.what();
+      throw;
+    }
+  });
+}
+
+void check_no_errors(const std::vector<Notes>& notes)
+{
+  for (std::size_t r = 0; r < notes.size(); ++r)
+    for (const auto& e : notes[r].errors) FAIL_CHECK("rank " << r << ": " << e);
+}
+
+/// One round of a ring shift by d: send a 16-byte message to rank + d, receive one from
+/// rank - d, and note an error if it is not the expected one.
+void shift_round(threads::Endpoint& ep, std::size_t d, std::size_t round, Notes& n)
+{
+  const std::size_t p = ep.size(), r = ep.rank();
+  Message out(16, r, round), in(16, 0, 0);
+  const std::size_t to = (r + d) % p, from = (r + p - d % p) % p;
+  const SendRequest s{to, {&out.piece, 1}};
+  const RecvRequest q{from, {&in.landing, 1}};
+  ep.exchange({&s, 1}, {&q, 1});
+  if (!in.holds(from, round)) n.errors.push_back("round " + std::to_string(round) + ": wrong data");
+}
+
+} // namespace
+
+TEST_CASE("threads: Team rejects an empty team", "[threads]")
+{
+  CHECK_THROWS_AS(threads::Team{0}, std::invalid_argument);
+}
+
+TEST_CASE("threads: gather and scatter lists of different shapes", "[threads]")
+{
+  // 23-byte messages cut every which way, including empty pieces and one piece per byte.
+  const std::vector<std::vector<std::size_t>> shapes = {
+    {23}, {1, 22}, {0, 5, 0, 18, 0}, {7, 7, 7, 2}, std::vector<std::size_t>(23, 1), {22, 0, 1},
+  };
+  threads::Team team{2};
+  std::vector<Notes> notes;
+  run_noting(team, notes, [&](threads::Endpoint& ep, Notes& n) {
+    const std::size_t me = ep.rank(), peer = 1 - me;
+    for (std::size_t a = 0; a < shapes.size(); ++a)
+      for (std::size_t b = 0; b < shapes.size(); ++b) {
+        // Rank 0 sends shape a and receives shape b; rank 1 the other way round.
+        const Layout send_layout(shapes[me == 0 ? a : b]);
+        const Layout recv_layout(shapes[me == 0 ? b : a]);
+        const std::size_t tag = a * shapes.size() + b;
+        Bytes src(send_layout.extent, gap_fill), dst(recv_layout.extent, gap_fill);
+        for (std::size_t j = 0; j < send_layout.total; ++j) src[send_layout.at(j)] = payload(me, tag, j);
+        const Bytes src_before = src;
+        const auto gather = send_layout.gather(src);
+        const auto scatter = recv_layout.scatter(dst);
+        const SendRequest s{peer, gather};
+        const RecvRequest r{peer, scatter};
+        ep.exchange({&s, 1}, {&r, 1});
+        Bytes want(recv_layout.extent, gap_fill);
+        for (std::size_t j = 0; j < recv_layout.total; ++j) want[recv_layout.at(j)] = payload(peer, tag, j);
+        if (dst != want) n.errors.push_back("shapes " + std::to_string(a) + " -> " + std::to_string(b));
+        if (src != src_before) n.errors.push_back("the sender's buffer changed");
+      }
+    // Empty messages: no pieces at all against empty pieces.
+    const ConstBytes empty_piece{};
+    const MutableBytes empty_landing{};
+    const SendRequest s{peer, me == 0 ? std::span<const ConstBytes>{} : std::span<const ConstBytes>{&empty_piece, 1}};
+    const RecvRequest r{peer,
+                        me == 0 ? std::span<const MutableBytes>{&empty_landing, 1} : std::span<const MutableBytes>{}};
+    ep.exchange({&s, 1}, {&r, 1});
+    // And an exchange with nothing in it returns at once.
+    ep.exchange({}, {});
+  });
+  check_no_errors(notes);
+}
+
+TEST_CASE("threads: several messages to one peer keep their order", "[threads]")
+{
+  // Rank 0 sends 5 same-sized messages to rank 1 and 3 to rank 2, interleaved; ranks 1 and 2
+  // each send 4 to rank 0. Equal sizes, so only the content tells the order.
+  threads::Team team{3};
+  std::vector<Notes> notes;
+  run_noting(team, notes, [&](threads::Endpoint& ep, Notes& n) {
+    for (std::size_t round = 0; round < 20; ++round) {
+      std::vector<Message> out, in;
+      std::vector<SendRequest> sends;
+      std::vector<RecvRequest> recvs;
+      std::vector<std::size_t> in_from, in_tag;
+      out.reserve(16);
+      in.reserve(16);
+      auto send = [&](std::size_t to, std::size_t tag) {
+        out.emplace_back(12, ep.rank(), round * 100 + tag);
+        sends.push_back({to, {&out.back().piece, 1}});
+      };
+      auto recv = [&](std::size_t from, std::size_t tag) {
+        in.emplace_back(12, 99, 99);
+        recvs.push_back({from, {&in.back().landing, 1}});
+        in_from.push_back(from);
+        in_tag.push_back(round * 100 + tag);
+      };
+      if (ep.rank() == 0) {
+        for (std::size_t t = 0; t < 5; ++t) {
+          send(1, t);
+          if (t < 3) send(2, t);
+        }
+        // Receives posted from rank 2 first, then rank 1, then interleaved.
+        recv(2, 0);
+        recv(2, 1);
+        recv(1, 0);
+        recv(2, 2);
+        recv(1, 1);
+        recv(1, 2);
+        recv(1, 3);
+        recv(2, 3);
+      } else {
+        for (std::size_t t = 0; t < 4; ++t) send(0, t);
+        for (std::size_t t = 0; t < (ep.rank() == 1 ? 5u : 3u); ++t) recv(0, t);
+      }
+      ep.exchange(sends, recvs);
+      for (std::size_t i = 0; i < in.size(); ++i)
+        if (!in[i].holds(in_from[i], in_tag[i]))
+          n.errors.push_back("round " + std::to_string(round) + ": message " + std::to_string(i) + " from rank " +
+                             std::to_string(in_from[i]) + " out of order");
+    }
+  });
+  check_no_errors(notes);
+}
+
+TEST_CASE("threads: all-port exchange with every other rank at once", "[threads]")
+{
+  constexpr std::size_t p = 6;
+  threads::Team team{p};
+  std::vector<Notes> notes;
+  run_noting(team, notes, [&](threads::Endpoint& ep, Notes& n) {
+    const std::size_t me = ep.rank();
+    for (std::size_t round = 0; round < 30; ++round) {
+      std::vector<Message> out, in;
+      out.reserve(p);
+      in.reserve(p);
+      std::vector<SendRequest> sends;
+      std::vector<RecvRequest> recvs;
+      // Sizes differ per pair, so a message delivered to the wrong receive throws.
+      for (std::size_t d = 1; d < p; ++d) {
+        const std::size_t to = (me + d) % p;
+        out.emplace_back(8 + me * p + to, me, round * p + to);
+        sends.push_back({to, {&out.back().piece, 1}});
+      }
+      // Receives posted in the opposite order, rotated by round.
+      for (std::size_t d = 1; d < p; ++d) {
+        const std::size_t from = (me + p - 1 - (d + round) % (p - 1)) % p;
+        in.emplace_back(8 + from * p + me, 99, 99);
+        recvs.push_back({from, {&in.back().landing, 1}});
+      }
+      ep.exchange(sends, recvs);
+      for (std::size_t i = 0; i < recvs.size(); ++i)
+        if (!in[i].holds(recvs[i].peer, round * p + me))
+          n.errors.push_back("round " + std::to_string(round) + ": wrong data from " + std::to_string(recvs[i].peer));
+    }
+  });
+  check_no_errors(notes);
+}
+
+TEST_CASE("threads: a byte-count mismatch fails the team with std::length_error", "[threads]")
+{
+  threads::Team team{2};
+  std::vector<Notes> notes;
+  try {
+    run_noting(team, notes, [&](threads::Endpoint& ep, Notes&) {
+      Message m(ep.rank() == 0 ? 8 : 4, ep.rank(), 0);
+      if (ep.rank() == 0) {
+        const SendRequest s{1, {&m.piece, 1}};
+        ep.exchange({&s, 1}, {});
+      } else {
+        const RecvRequest r{0, {&m.landing, 1}};
+        ep.exchange({}, {&r, 1});
+      }
+    });
+    FAIL("run() returned normally");
+  } catch (const std::length_error& e) {
+    CHECK_THAT(e.what(), Contains("rank 1 expects 4 bytes from rank 0, which sends 8"));
+  }
+  // The sender was released, naming the receiver.
+  CHECK(notes[0].released);
+  CHECK(notes[0].failed_rank == 1);
+  CHECK_FALSE(notes[1].released);
+}
+
+TEST_CASE("threads: a throwing rank releases the others and run() rethrows its exception", "[threads]")
+{
+  constexpr std::size_t p = 8, rounds = 40;
+  threads::Team team{p};
+  // (failing rank, round it throws in): the calling thread's rank and worker ranks, at once
+  // and in the middle of the run. Each fails at least 8 rounds before the end, so that every
+  // other rank ends up waiting for it (the shift distances spread the dependency).
+  const std::size_t cases[][2] = {{3, 0}, {0, 0}, {7, 25}, {0, 13}, {5, rounds - 8}};
+  for (const auto& c : cases) {
+    const std::size_t bad = c[0], bad_round = c[1];
+    INFO("rank " << bad << " throws in round " << bad_round);
+    std::vector<Notes> notes;
+    try {
+      run_noting(team, notes, [&](threads::Endpoint& ep, Notes& n) {
+        for (std::size_t round = 0; round < rounds; ++round) {
+          if (ep.rank() == bad && round == bad_round)
+            throw std::domain_error("boom from rank " + std::to_string(bad));
+          shift_round(ep, 1 + round % (p - 1), round, n);
+        }
+      });
+      FAIL_CHECK("run() returned normally");
+    } catch (const RankFailed& e) {
+      FAIL_CHECK("run() rethrew RankFailed instead of the original exception: " << e.what());
+    } catch (const std::domain_error& e) {
+      CHECK(std::string(e.what()) == "boom from rank " + std::to_string(bad));
+    }
+    for (std::size_t r = 0; r < p; ++r) {
+      if (r == bad) continue;
+      INFO("rank " << r);
+      INFO(notes[r].message);
+      CHECK(notes[r].released);
+      CHECK(notes[r].failed_rank == bad);
+      CHECK_THAT(notes[r].message, Contains("rank " + std::to_string(bad) + " failed"));
+    }
+    check_no_errors(notes);
+
+    // The team is usable again.
+    run_noting(team, notes, [&](threads::Endpoint& ep, Notes& n) {
+      for (std::size_t round = 0; round < 10; ++round) shift_round(ep, 1 + round % (p - 1), round, n);
+    });
+    check_no_errors(notes);
+  }
+}
+
+TEST_CASE("threads: waiting for a rank that has returned throws RankFailed naming it", "[threads]")
+{
+  threads::Team team{4};
+  std::vector<Notes> notes;
+  try {
+    run_noting(team, notes, [&](threads::Endpoint& ep, Notes&) {
+      Message m(8, ep.rank(), 0);
+      // Rank 1 skips the call; rank 0 waits to receive from it, rank 2 to send to it.
+      if (ep.rank() == 0) {
+        const RecvRequest r{1, {&m.landing, 1}};
+        ep.exchange({}, {&r, 1});
+      } else if (ep.rank() == 2) {
+        const SendRequest s{1, {&m.piece, 1}};
+        ep.exchange({&s, 1}, {});
+      }
+    });
+    FAIL("run() returned normally");
+  } catch (const RankFailed& e) {
+    CHECK(e.failed_rank() == 1);
+    CHECK_THAT(e.what(), Contains("rank 1, which has already returned"));
+  }
+  for (std::size_t r : {0, 2}) {
+    INFO("rank " << r);
+    CHECK(notes[r].released);
+    CHECK(notes[r].failed_rank == 1);
+  }
+  CHECK_FALSE(notes[1].released);
+  CHECK_FALSE(notes[3].released);
+}
+
+TEST_CASE("threads: an invalid peer is an exception, not a hang", "[threads]")
+{
+  threads::Team team{3};
+  std::vector<Notes> notes;
+  CHECK_THROWS_WITH(run_noting(team, notes,
+                               [&](threads::Endpoint& ep, Notes& n) {
+                                 if (ep.rank() == 2) {
+                                   Message m(4, 2, 0);
+                                   const SendRequest s{3, {&m.piece, 1}};
+                                   ep.exchange({&s, 1}, {});
+                                 }
+                                 shift_round(ep, 1, 0, n);
+                               }),
+                    Contains("rank 2 sends to invalid rank 3"));
+}
+
+TEST_CASE("threads: a failing team never frees memory a receiver is still copying", "[threads]")
+{
+  // Rank 1 offers a large message; rank 2 starts copying it at the moment rank 0 fails.
+  // Rank 1 is released, but must not unwind (and free its buffer) until rank 2 is done
+  // reading it.
+  constexpr std::size_t big = std::size_t{16} << 20;
+  threads::Team team{3};
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    std::atomic<bool> copying{false};
+    std::vector<Notes> notes;
+    CHECK_THROWS_WITH(run_noting(team, notes,
+                                 [&](threads::Endpoint& ep, Notes& n) {
+                                   if (ep.rank() == 0) {
+                                     while (!copying.load()) std::this_thread::yield();
+                                     throw std::runtime_error("rank 0 fails");
+                                   }
+                                   if (ep.rank() == 1) {
+                                     Bytes data(big, 7);
+                                     const ConstBytes piece{reinterpret_cast<const std::byte*>(data.data()), big};
+                                     const SendRequest s{2, {&piece, 1}};
+                                     ep.exchange({&s, 1}, {});
+                                   } else {
+                                     Bytes data(big, 0);
+                                     const MutableBytes piece{reinterpret_cast<std::byte*>(data.data()), big};
+                                     const RecvRequest r{1, {&piece, 1}};
+                                     // Give rank 1 time to post and go to sleep.
+                                     std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                                     copying.store(true);
+                                     ep.exchange({}, {&r, 1});
+                                     if (data.front() != 7 || data.back() != 7) n.errors.push_back("wrong data");
+                                   }
+                                 }),
+                      "rank 0 fails");
+    check_no_errors(notes);
+  }
+}
+
+TEST_CASE("threads: 64 ranks on 2 cores complete many small exchanges", "[threads]")
+{
+  constexpr std::size_t p = 64;
+  threads::Team team{p};
+  std::vector<Notes> notes;
+  run_noting(team, notes, [&](threads::Endpoint& ep, Notes& n) {
+    for (std::size_t round = 0; round < 150; ++round) shift_round(ep, 1 + (round * 7) % (p - 1), round, n);
+  });
+  check_no_errors(notes);
+}
+
+TEST_CASE("threads: Communicator rejects a topology of another size", "[threads][communicator]")
+{
+  threads::Team team{4};
+  CHECK_THROWS_MATCHES(team.run([](threads::Endpoint& ep) { Communicator comm(ep, Ring<>{5}); }),
+                       std::invalid_argument,
+                       Catch::Matchers::Message("collectives::Communicator: the transport has 4 ranks but the "
+                                                "topology has 5 nodes"));
+  CHECK_THROWS_WITH(team.run([](threads::Endpoint& ep) { Communicator comm(ep, Mesh<2, 3>{}); }),
+                    Contains("4 ranks") && Contains("6 nodes"));
+  // The right size binds, statically or not.
+  std::vector<std::size_t> sizes(4);
+  team.run([&](threads::Endpoint& ep) {
+    Communicator a(ep, Mesh<2, 2>{});
+    Communicator b(ep);
+    sizes[ep.rank()] = a.size() + b.size();
+  });
+  CHECK(sizes == std::vector<std::size_t>(4, 8));
+}
