@@ -1,0 +1,379 @@
+// The MPI transport itself (collectives::mpi::Endpoint): communicator duplication and
+// isolation from the application's messages, gather/scatter lists through each of the
+// three paths (direct, packed, hindexed datatype), several messages per step, chunking of
+// long messages (with a small artificial chunk limit), size checks, MPI error reporting.
+// Runs at every rank count ctest gives it (1, 2, 3, 4, 8; shared memory and TCP).
+
+#include <catch2/catch.hpp>
+
+#include "support.hpp"
+
+#include <climits>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace collectives;
+using collectives::mpi_testing::all_ranks;
+using collectives::mpi_testing::or_abort;
+using collectives::mpi_testing::world_rank;
+using collectives::mpi_testing::world_size;
+
+namespace {
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+/// Byte i of the message from rank `from` to rank `to` (the k-th message of the pair).
+std::byte message_byte(std::size_t from, std::size_t to, std::size_t k, std::size_t i)
+{
+  return static_cast<std::byte>((from * 37 + to * 11 + k * 101 + i * 7 + 3) % 251);
+}
+
+/// A message of n bytes laid out as pieces of irregular sizes (zero-length ones included)
+/// in a larger buffer, with gaps so no two pieces are adjacent. The sender and the
+/// receiver use different `seed`s, so their piece boundaries differ.
+struct Scattered {
+  std::vector<std::byte> storage;
+  std::vector<std::size_t> offsets, sizes;
+
+  Scattered(std::size_t n, std::size_t seed)
+  {
+    std::size_t at = 1, left = n;
+    for (std::size_t k = 0; left > 0 || k < 2; ++k) {
+      const std::size_t want = (k + seed) % 4 == 0 ? 0 : 1 + (k * 13 + seed * 7) % 23;
+      const std::size_t s = std::min(want, left);
+      offsets.push_back(at);
+      sizes.push_back(s);
+      at += s + 2; // a gap
+      left -= s;
+    }
+    storage.assign(at, std::byte{0xEE});
+  }
+  std::vector<ConstBytes> gather() const
+  {
+    std::vector<ConstBytes> v;
+    for (std::size_t k = 0; k < sizes.size(); ++k) v.push_back({storage.data() + offsets[k], sizes[k]});
+    return v;
+  }
+  std::vector<MutableBytes> scatter()
+  {
+    std::vector<MutableBytes> v;
+    for (std::size_t k = 0; k < sizes.size(); ++k) v.push_back({storage.data() + offsets[k], sizes[k]});
+    return v;
+  }
+  void fill(std::size_t from, std::size_t to, std::size_t msg)
+  {
+    std::size_t i = 0;
+    for (std::size_t k = 0; k < sizes.size(); ++k)
+      for (std::size_t b = 0; b < sizes[k]; ++b) storage[offsets[k] + b] = message_byte(from, to, msg, i++);
+  }
+  /// The message bytes are right and the gaps untouched.
+  bool holds(std::size_t from, std::size_t to, std::size_t msg) const
+  {
+    std::vector<char> in_piece(storage.size(), 0);
+    std::size_t i = 0;
+    for (std::size_t k = 0; k < sizes.size(); ++k)
+      for (std::size_t b = 0; b < sizes[k]; ++b) {
+        in_piece[offsets[k] + b] = 1;
+        if (storage[offsets[k] + b] != message_byte(from, to, msg, i++)) return false;
+      }
+    for (std::size_t b = 0; b < storage.size(); ++b)
+      if (!in_piece[b] && storage[b] != std::byte{0xEE}) return false;
+    return true;
+  }
+};
+
+/// Endpoint options that force each path of the transport.
+struct Variant {
+  const char* name;
+  mpi::Options options;
+};
+const Variant variants[] = {
+  {"default", {}},
+  {"never pack (hindexed datatypes)", {INT_MAX, 0, 0}},
+  {"always pack", {INT_MAX, SIZE_MAX, 0}},
+  {"chunks of 7 bytes, datatypes", {7, 0, 0}},
+  {"chunks of 1 byte", {1, 0, 0}},
+  {"chunks of 13 bytes, packed", {13, SIZE_MAX, 0}},
+};
+
+/// Bytes from rank `from` to rank `to` in message k: irregular, zero for some pairs.
+std::size_t message_size(std::size_t from, std::size_t to, std::size_t k, std::size_t scale)
+{
+  return ((from * 5 + to * 3 + k * 7) % 6) * scale;
+}
+
+} // namespace
+
+TEST_CASE("mpi::Endpoint works on its own duplicate of the communicator", "[mpi][transport]")
+{
+  const std::size_t p = world_size(), me = world_rank();
+  or_abort([&] {
+    mpi::Endpoint ep;
+    CHECK(ep.rank() == me);
+    CHECK(ep.size() == p);
+    int cmp = MPI_UNEQUAL;
+    MPI_Comm_compare(MPI_COMM_WORLD, ep.native_handle(), &cmp);
+    CHECK(cmp == MPI_CONGRUENT); // same group and order, different context
+    MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
+    MPI_Comm_get_errhandler(ep.native_handle(), &handler);
+    CHECK(handler == MPI_ERRORS_RETURN);
+    MPI_Errhandler_free(&handler);
+    // The application's communicator keeps its own error handler.
+    MPI_Comm_get_errhandler(MPI_COMM_WORLD, &handler);
+    CHECK(handler == MPI_ERRORS_ARE_FATAL);
+    MPI_Errhandler_free(&handler);
+
+    // Moves transfer ownership; the moved-from endpoint owns nothing and refuses to work.
+    const MPI_Comm own = ep.native_handle();
+    mpi::Endpoint moved(std::move(ep));
+    CHECK(moved.native_handle() == own);
+    CHECK(ep.native_handle() == MPI_COMM_NULL); // NOLINT(bugprone-use-after-move): tested on purpose
+    CHECK_THROWS_AS(ep.exchange({}, {}), std::logic_error);
+    mpi::Endpoint other(MPI_COMM_WORLD);
+    other = std::move(moved); // frees other's communicator (collective: all ranks do it)
+    CHECK(other.native_handle() == own);
+    CHECK(other.rank() == me);
+
+    // Endpoints come and go without exhausting communicators.
+    for (int i = 0; i < 200; ++i) {
+      mpi::Endpoint e(MPI_COMM_WORLD);
+      (void)e;
+    }
+  });
+}
+
+TEST_CASE("the library's messages never match the application's receives", "[mpi][transport]")
+{
+  const std::size_t p = world_size(), me = world_rank();
+  // The application waits for any message, any tag, on the communicator it gave us.
+  int from_app = -1;
+  MPI_Request app = MPI_REQUEST_NULL;
+  MPI_Irecv(&from_app, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &app);
+  int arrived = 0;
+  or_abort([&] {
+    mpi::Endpoint ep(MPI_COMM_WORLD);
+    Communicator comm{ep};
+    // Every algorithm's messages, on tag 0 of the library's communicator.
+    std::vector<int> send(p * 3), recv(p * 3);
+    for (std::size_t i = 0; i < send.size(); ++i) send[i] = static_cast<int>(me * 1000 + i);
+    alltoall(comm, send, recv, alltoall_algorithm::pairwise);
+    alltoall(comm, send, recv, alltoall_algorithm::ring);
+    MPI_Test(&app, &arrived, MPI_STATUS_IGNORE);
+  });
+  CHECK(all_ranks(arrived == 0));
+  // Now the application's own message arrives.
+  const int value = static_cast<int>(me);
+  MPI_Send(&value, 1, MPI_INT, static_cast<int>((me + 1) % p), 7, MPI_COMM_WORLD);
+  MPI_Wait(&app, MPI_STATUS_IGNORE);
+  CHECK(all_ranks(from_app == static_cast<int>((me + p - 1) % p)));
+}
+
+TEST_CASE("exchange moves gather lists into scatter lists, all ranks at once", "[mpi][transport]")
+{
+  const std::size_t p = world_size(), me = world_rank();
+  for (const Variant& v : variants) {
+    for (std::size_t scale : {std::size_t{1}, std::size_t{900}}) {
+      // One MPI message per byte of kilobyte messages is slow and proves nothing more.
+      if (v.options.max_message_bytes < 4 && scale > 1) continue;
+      INFO("variant: " << v.name << ", scale " << scale);
+      bool ok = true;
+      or_abort([&] {
+        mpi::Endpoint ep(MPI_COMM_WORLD, v.options);
+        // All-port: two messages to every other rank in one exchange (the n-th from a to b
+        // matches the n-th receive b posts from a).
+        std::vector<Scattered> out, in;
+        std::vector<std::vector<ConstBytes>> gathers;
+        std::vector<std::vector<MutableBytes>> scatters;
+        std::vector<SendRequest> sends;
+        std::vector<RecvRequest> recvs;
+        out.reserve(2 * p);
+        in.reserve(2 * p);
+        for (std::size_t k = 0; k < 2; ++k)
+          for (std::size_t peer = 0; peer < p; ++peer) {
+            if (peer == me) continue;
+            out.emplace_back(message_size(me, peer, k, scale), me + k);
+            out.back().fill(me, peer, k);
+            in.emplace_back(message_size(peer, me, k, scale), peer * 3 + k + 1);
+          }
+        gathers.reserve(out.size());
+        scatters.reserve(in.size());
+        std::size_t i = 0;
+        for (std::size_t k = 0; k < 2; ++k)
+          for (std::size_t peer = 0; peer < p; ++peer) {
+            if (peer == me) continue;
+            gathers.push_back(out[i].gather());
+            scatters.push_back(in[i].scatter());
+            sends.push_back({peer, gathers.back()});
+            recvs.push_back({peer, scatters.back()});
+            ++i;
+          }
+        ep.exchange(sends, recvs);
+        i = 0;
+        for (std::size_t k = 0; k < 2; ++k)
+          for (std::size_t peer = 0; peer < p; ++peer) {
+            if (peer == me) continue;
+            ok = ok && in[i].holds(peer, me, k);
+            ++i;
+          }
+
+        // One-port (the MPI_Sendrecv path): to rank + 1, from rank - 1; then an empty
+        // message each way; then a lone send or receive per rank pair (no Sendrecv).
+        if (p > 1) {
+          const std::size_t next = (me + 1) % p, prev = (me + p - 1) % p;
+          Scattered o(message_size(me, next, 5, scale) + 1, me), r(message_size(prev, me, 5, scale) + 1, prev + 9);
+          o.fill(me, next, 5);
+          const auto g = o.gather();
+          const auto s = r.scatter();
+          const SendRequest snd{next, g};
+          const RecvRequest rcv{prev, s};
+          ep.exchange({&snd, 1}, {&rcv, 1});
+          ok = ok && r.holds(prev, me, 5);
+
+          const SendRequest empty_send{next, {}};
+          const RecvRequest empty_recv{prev, {}};
+          ep.exchange({&empty_send, 1}, {&empty_recv, 1});
+
+          Scattered o2(message_size(me, next, 6, scale) + 3, me + 1), r2(message_size(prev, me, 6, scale) + 3, me);
+          o2.fill(me, next, 6);
+          const auto g2 = o2.gather();
+          const auto s2 = r2.scatter();
+          // Even ranks send first, then receive; odd ranks the other way round. With an
+          // odd p the last rank pairs with rank 0 both ways: it still works, as each
+          // lone message is matched by a lone receive.
+          const SendRequest snd2{next, g2};
+          const RecvRequest rcv2{prev, s2};
+          if (me % 2 == 0) {
+            ep.exchange({&snd2, 1}, {});
+            ep.exchange({}, {&rcv2, 1});
+          } else {
+            ep.exchange({}, {&rcv2, 1});
+            ep.exchange({&snd2, 1}, {});
+          }
+          ok = ok && r2.holds(prev, me, 6);
+        }
+      });
+      CHECK(all_ranks(ok));
+    }
+  }
+}
+
+TEST_CASE("a message of several adjacent pieces, or long pieces, takes one MPI message", "[mpi][transport]")
+{
+  // Adjacent pieces are merged into one segment; long pieces go through a datatype with
+  // the default options (mean piece >= pack_piece_bytes, total > pack_bytes).
+  const std::size_t p = world_size(), me = world_rank();
+  if (p < 2) return;
+  bool ok = true;
+  or_abort([&] {
+    mpi::Endpoint ep;
+    const std::size_t next = (me + 1) % p, prev = (me + p - 1) % p;
+    std::vector<std::byte> a(3 * 8192), b(3 * 8192 + 100, std::byte{0});
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = message_byte(me, next, 0, i);
+    const ConstBytes g[] = {{a.data(), 8192}, {a.data() + 8192, 8192}, {a.data() + 16384, 8192}};
+    const MutableBytes s[] = {{b.data(), 8192}, {b.data() + 8192 + 50, 8192}, {b.data() + 16384 + 100, 8192}};
+    const SendRequest snd{next, g};
+    const RecvRequest rcv{prev, s};
+    ep.exchange({&snd, 1}, {&rcv, 1});
+    for (std::size_t i = 0; i < 3 * 8192; ++i) ok = ok && b[i + (i / 8192) * 50] == message_byte(prev, me, 0, i);
+  });
+  CHECK(all_ranks(ok));
+}
+
+TEST_CASE("a size mismatch is std::length_error naming both ranks", "[mpi][transport]")
+{
+  const std::size_t p = world_size(), me = world_rank();
+  if (p < 2) return;
+  struct Case {
+    const char* name;
+    std::size_t sent, expected; // rank 0 -> rank 1
+    std::size_t chunk;
+    bool sendrecv;   // rank 1 also sends to rank 0 (the MPI_Sendrecv path)
+    const char* got; // expected in the message
+  };
+  const Case cases[] = {
+    {"shorter", 8, 16, INT_MAX, false, "received 8"},
+    {"longer (truncated)", 16, 8, INT_MAX, false, "which sent more"},
+    {"shorter, MPI_Sendrecv", 4, 8, INT_MAX, true, "received 4"},
+    {"longer, MPI_Sendrecv", 9, 8, INT_MAX, true, "which sent more"},
+    {"shorter last chunk", 6, 8, 4, false, "chunk 1 of 4 bytes"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name);
+    std::string what;
+    bool other_ranks_fine = true;
+    or_abort([&] {
+      mpi::Endpoint ep(MPI_COMM_WORLD, {c.chunk, 4096, 2048});
+      std::vector<std::byte> out(16, std::byte{1}), in(16);
+      const ConstBytes g0{out.data(), c.sent};
+      const ConstBytes g1{out.data(), c.expected};
+      const MutableBytes s1{in.data(), c.expected};
+      const MutableBytes s0{in.data(), c.expected};
+      try {
+        if (me == 0) {
+          const SendRequest snd{1, {&g0, 1}};
+          const RecvRequest rcv{1, {&s0, 1}};
+          ep.exchange({&snd, 1}, c.sendrecv ? std::span<const RecvRequest>(&rcv, 1) : std::span<const RecvRequest>());
+        } else if (me == 1) {
+          const SendRequest snd{0, {&g1, 1}};
+          const RecvRequest rcv{0, {&s1, 1}};
+          ep.exchange(c.sendrecv ? std::span<const SendRequest>(&snd, 1) : std::span<const SendRequest>(), {&rcv, 1});
+        }
+      } catch (const std::length_error& e) {
+        what = e.what();
+      }
+      if (me != 1 && !what.empty()) other_ranks_fine = false;
+    });
+    INFO("rank 1 says: " << what);
+    const bool right = me != 1 || (contains(what, "rank 1 expects " + std::to_string(c.expected) + " bytes from rank 0") &&
+                                   contains(what, c.got));
+    CHECK(all_ranks(right && other_ranks_fine));
+  }
+}
+
+TEST_CASE("bad arguments and MPI errors are exceptions naming the problem", "[mpi][transport]")
+{
+  const std::size_t p = world_size(), me = world_rank();
+  // Checked before any MPI call, identically on every rank.
+  CHECK_THROWS_AS(mpi::Endpoint(MPI_COMM_WORLD, {0, 0, 0}), std::invalid_argument);
+  CHECK_THROWS_AS(mpi::Endpoint(MPI_COMM_WORLD, {std::size_t{INT_MAX} + 1, 0, 0}), std::invalid_argument);
+  or_abort([&] {
+    mpi::Endpoint ep;
+    const SendRequest to_self{me, {}};
+    const RecvRequest from_nowhere{p, {}};
+    CHECK_THROWS_AS(ep.exchange({&to_self, 1}, {}), std::invalid_argument);
+    CHECK_THROWS_AS(ep.exchange({}, {&from_nowhere, 1}), std::invalid_argument);
+  });
+
+  // The error text: the call, the rank and MPI's own description.
+  try {
+    mpi::detail::check(MPI_ERR_RANK, "MPI_Example", 3);
+    FAIL("check did not throw");
+  } catch (const mpi::Error& e) {
+    CHECK(e.code() == MPI_ERR_RANK);
+    CHECK(e.call() == "MPI_Example");
+    CHECK(contains(e.what(), "MPI_Example failed on rank 3: "));
+    CHECK(contains(e.what(), mpi::detail::error_string(MPI_ERR_RANK)));
+    CHECK(!mpi::detail::error_string(MPI_ERR_RANK).empty());
+  }
+
+  // A real MPI failure: a null communicator. Its errors go to MPI_COMM_WORLD's handler,
+  // made MPI_ERRORS_RETURN for the occasion.
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN); // MPI 4 raises them there
+  std::string what, call;
+  try {
+    mpi::Endpoint bad(MPI_COMM_NULL);
+  } catch (const mpi::Error& e) {
+    what = e.what();
+    call = e.call();
+  }
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+  INFO(what);
+  CHECK(call == "MPI_Comm_rank");
+  CHECK(contains(what, "MPI_Comm_rank failed"));
+  CHECK(contains(what, "MPI_ERR_COMM"));
+}
