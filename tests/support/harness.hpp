@@ -68,12 +68,20 @@ template <class Topo, class F>
 auto run_on(const Topo& topo, F f)
 {
   using R = decltype(f(std::declval<Communicator<threads::Endpoint, Topo>&>()));
-  std::vector<R> results(topo.size());
+  // One slot per rank in its own object: a std::vector<bool> would pack the ranks' results
+  // into shared words, and concurrent writes to them race.
+  struct Slot {
+    R value{};
+  };
+  std::vector<Slot> slots(topo.size());
   threads::Team team{topo.size()};
   team.run([&](threads::Endpoint& ep) {
     Communicator<threads::Endpoint, Topo> comm{ep, topo};
-    results[ep.rank()] = f(comm);
+    slots[ep.rank()].value = f(comm);
   });
+  std::vector<R> results;
+  results.reserve(slots.size());
+  for (auto& slot : slots) results.push_back(std::move(slot.value));
   return results;
 }
 

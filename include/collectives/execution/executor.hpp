@@ -154,7 +154,8 @@ void execute(const S& s, E& ep, const T* input, BlockLayout in_layout, T* output
   const std::size_t me = ep.rank();
   // Not value-initialised: the verifier rejects a schedule that reads scratch before
   // writing it, and zero-filling would cost a pass over all of it on every call.
-  const auto scratch = std::make_unique_for_overwrite<T[]>(scratch_layout.extent(s.scratch_blocks()));
+  const std::size_t scratch_elems = scratch_layout.extent(s.scratch_blocks());
+  const auto scratch = scratch_elems == 0 ? nullptr : std::make_unique_for_overwrite<T[]>(scratch_elems);
   detail::BufferView<T> views[3] = {
     {reinterpret_cast<std::byte*>(const_cast<T*>(input)), in_layout},
     {reinterpret_cast<std::byte*>(output), out_layout},
@@ -162,7 +163,10 @@ void execute(const S& s, E& ep, const T* input, BlockLayout in_layout, T* output
   };
   auto view = [&](Buffer b) -> const detail::BufferView<T>& { return views[static_cast<int>(b)]; };
 
-  detail::ExecState<T> x;
+  // Reused by every call on this thread, so a warmed-up rank allocates nothing per step
+  // or per call (short collectives are dominated by such overheads). Not reentrant: an
+  // operator must not itself call a collective.
+  thread_local detail::ExecState<T> x;
   for (std::size_t k = 0; k < s.num_steps(); ++k) {
     x.ops.sends.clear();
     x.ops.recvs.clear();
