@@ -1,0 +1,629 @@
+#pragma once
+// Shared by the threads-transport benchmarks (alltoall.cpp, collectives.cpp): command
+// line, the team loop and its timing protocol, the memcpy roofline, the topologies an
+// algorithm may run on, and the Markdown table.
+//
+// Method (every program): for each cell every rank loops inside one Team::run (pinned to
+// its own CPU when there are enough). Iterations are separated by a barrier of this
+// harness (not timed): an iteration of the collective lasts from the moment the last rank
+// starts it to the moment the last rank finishes it, so neither the separator nor the
+// skew with which threads leave it counts. After a warm-up and a check that the result is
+// right, iteration counts are calibrated so the collective's batches take about min-time
+// of wall time in all (the roofline's a quarter of that); collective batches and roofline
+// batches alternate. A batch's time is its mean iteration (--stat mean) or its median
+// iteration (--stat median: a rank preempted for a whole time slice by another process,
+// common on a loaded machine, then spoils one iteration instead of the batch's mean); the
+// cell's time is the median over its batches. On a shared machine, read the load average
+// printed with the table: other processes on the cores slow a collective (whose ranks
+// wait for each other) far more than the memcpy.
+//
+// The roofline of a cell: every rank memcpys, at the same time as the others, the bytes it
+// must at least copy in one call of the collective (each program says how many), between
+// two buffers of its own. An iteration of the roofline lasts as long as the longest rank's
+// copy, or, if longer, the sum of all ranks' copies over min(p, CPUs) (with more ranks than
+// CPUs they cannot all copy at once). No threads-transport algorithm can beat that time.
+// "% roofline" is the median over batches of the roofline batch's time over the time of
+// the collective batch just before it (so it is not quite the ratio of the two printed
+// medians); "roof B" is the bytes of the busiest rank.
+
+#include <collectives/collectives.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+#if defined(__linux__)
+#include <pthread.h>
+#include <sched.h>
+#endif
+
+namespace bench {
+
+using namespace collectives;
+/// The clock of every time stamp.
+using Clock = std::chrono::steady_clock;
+
+// ---------------------------------------------------------------------------------------
+// Settings and the command line
+
+/// What to measure and how long; filled by parse_args.
+struct Settings {
+  std::vector<std::size_t> ps{2, 4, 8};
+  std::size_t min_bytes = 8;
+  std::size_t max_bytes = std::size_t{1} << 20;
+  double min_time_ms = 20.0; // wall time of a cell's collective batches (separators included)
+  std::size_t batches = 5;
+  std::size_t max_iterations = 20000; // per batch
+  bool quick = false;
+  bool all_sizes = false;        // every size x8 apart, not the program's short list
+  bool median = false;           // a batch's time: its median iteration (else its mean)
+  bool pin = true;               // rank r on the r-th allowed CPU when p <= CPUs
+  std::vector<std::string> only; // algorithm names; empty = all
+};
+
+/// A size with an optional K or M suffix (binary): "64K" is 65536.
+inline std::size_t parse_size(std::string_view s)
+{
+  if (s.empty()) throw std::invalid_argument("empty size");
+  std::size_t mult = 1;
+  const char last = s.back();
+  if (last == 'K' || last == 'k') mult = std::size_t{1} << 10;
+  if (last == 'M' || last == 'm') mult = std::size_t{1} << 20;
+  if (mult != 1) s.remove_suffix(1);
+  std::size_t used = 0;
+  const unsigned long long v = std::stoull(std::string(s), &used);
+  if (used != s.size()) throw std::invalid_argument("bad size '" + std::string(s) + "'");
+  return static_cast<std::size_t>(v) * mult;
+}
+
+/// "a,b,c" as {"a", "b", "c"}.
+inline std::vector<std::string> split(std::string_view s)
+{
+  std::vector<std::string> out;
+  while (!s.empty()) {
+    const std::size_t comma = s.find(',');
+    out.emplace_back(s.substr(0, comma));
+    if (comma == std::string_view::npos) break;
+    s.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+/// A program's name and usage text, for parse_args.
+struct Program {
+  const char* name;
+  const char* usage; // printed by --help and on a bad argument
+  /// --all-sizes is the program's default (alltoall) rather than an option.
+  bool all_sizes_by_default = false;
+  /// --stat median is the program's default (collectives) rather than --stat mean.
+  bool median_by_default = false;
+  /// --batches when not given.
+  std::size_t default_batches = 5;
+};
+
+[[noreturn]] inline void usage(const Program& prog, int code)
+{
+  std::fputs(prog.usage, code == 0 ? stdout : stderr);
+  std::exit(code);
+}
+
+/// Parses the flags every program shares (--p, --min-bytes, --max-bytes, --min-time-ms,
+/// --batches, --algorithms, --all-sizes, --stat, --quick, --no-pin, --help). A flag it does not
+/// know goes to extra(flag, value), where value() takes the next argument; extra returns
+/// false for a flag it does not know either.
+template <class Extra>
+Settings parse_args(int argc, char** argv, const Program& prog, Extra&& extra)
+{
+  Settings s;
+  s.all_sizes = prog.all_sizes_by_default;
+  s.median = prog.median_by_default;
+  s.batches = prog.default_batches;
+  bool max_given = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    auto value = [&]() -> std::string_view {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "%s: %s needs a value\n", prog.name, argv[i]);
+        usage(prog, 2);
+      }
+      return argv[++i];
+    };
+    try {
+      if (a == "--help" || a == "-h") usage(prog, 0);
+      else if (a == "--quick") s.quick = true;
+      else if (a == "--no-pin") s.pin = false;
+      else if (a == "--all-sizes") s.all_sizes = true;
+      else if (a == "--stat") {
+        const std::string_view v = value();
+        if (v != "mean" && v != "median") throw std::invalid_argument("expected mean or median");
+        s.median = v == "median";
+      }
+      else if (a == "--p") {
+        s.ps.clear();
+        for (const auto& t : split(value())) s.ps.push_back(parse_size(t));
+      } else if (a == "--min-bytes") s.min_bytes = parse_size(value());
+      else if (a == "--max-bytes") {
+        s.max_bytes = parse_size(value());
+        max_given = true;
+      } else if (a == "--min-time-ms") s.min_time_ms = std::stod(std::string(value()));
+      else if (a == "--batches") s.batches = parse_size(value());
+      else if (a == "--algorithms") s.only = split(value());
+      else if (!extra(a, value)) {
+        std::fprintf(stderr, "%s: unknown argument '%s'\n", prog.name, argv[i]);
+        usage(prog, 2);
+      }
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s: bad value for %s: %s\n", prog.name, argv[i - 1], e.what());
+      usage(prog, 2);
+    }
+  }
+  if (s.quick) {
+    s.min_time_ms = std::min(s.min_time_ms, 4.0);
+    s.batches = std::min<std::size_t>(s.batches, 3);
+    if (!max_given) s.max_bytes = std::size_t{256} << 10;
+  }
+  for (std::size_t p : s.ps)
+    if (p < 1 || p > 64) {
+      std::fprintf(stderr, "%s: p must be between 1 and 64\n", prog.name);
+      usage(prog, 2);
+    }
+  if (s.batches == 0) s.batches = 1;
+  return s;
+}
+
+/// The message sizes to measure, within [min-bytes, max-bytes]: --quick: 8, 4K, 256K;
+/// --all-sizes: 8, 64, 512, ... (x8 apart) and max-bytes; else `short_list` and max-bytes.
+inline std::vector<std::size_t> message_sizes(const Settings& s, const std::vector<std::size_t>& short_list)
+{
+  std::vector<std::size_t> out;
+  auto keep = [&](std::size_t m) {
+    if (m >= s.min_bytes && m <= s.max_bytes && std::find(out.begin(), out.end(), m) == out.end()) out.push_back(m);
+  };
+  if (s.quick) {
+    for (std::size_t m : {std::size_t{8}, std::size_t{4} << 10, std::size_t{256} << 10}) keep(m);
+    return out;
+  }
+  if (s.all_sizes)
+    for (std::size_t m = 8; m <= s.max_bytes; m *= 8) keep(m);
+  else
+    for (std::size_t m : short_list) keep(m);
+  keep(s.max_bytes);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+/// True when `name` passes a filter list (an empty list passes everything).
+inline bool selected(const std::vector<std::string>& only, std::string_view name)
+{
+  return only.empty() || std::find(only.begin(), only.end(), name) != only.end();
+}
+
+// ---------------------------------------------------------------------------------------
+// Synchronisation between iterations: a sense-reversing barrier. With a core per rank it
+// spins (leaving it costs no futex wake-up); with more ranks than cores it sleeps, so the
+// ranks still working get the cores. It is never timed.
+
+/// The separator between timed iterations (not a collectives::barrier: it must not be
+/// what is measured).
+class Barrier {
+public:
+  Barrier(std::size_t n, bool spin) : n_(n), spin_(spin) {}
+  void arrive_and_wait()
+  {
+    const std::uint32_t gen = generation_.load(std::memory_order_acquire);
+    if (count_.fetch_add(1, std::memory_order_acq_rel) + 1 == n_) {
+      count_.store(0, std::memory_order_relaxed);
+      generation_.store(gen + 1, std::memory_order_release);
+      if (!spin_) generation_.notify_all();
+      return;
+    }
+    for (unsigned spins = 0; generation_.load(std::memory_order_acquire) == gen; ++spins) {
+      if (spins < 64) pause();
+      else if (spin_) std::this_thread::yield();
+      else generation_.wait(gen, std::memory_order_acquire);
+    }
+  }
+
+private:
+  static void pause()
+  {
+#if defined(__x86_64__) || defined(__i386__)
+    _mm_pause();
+#endif
+  }
+  std::size_t n_;
+  bool spin_;
+  alignas(64) std::atomic<std::size_t> count_{0};
+  alignas(64) std::atomic<std::uint32_t> generation_{0};
+};
+
+#if defined(__linux__)
+/// The CPUs the process may use, as it started (main() reads it, through usable_cpus(),
+/// before pinning anything).
+inline const cpu_set_t& original_cpus()
+{
+  static const cpu_set_t original = [] {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+      for (int c = 0; c < CPU_SETSIZE; ++c) CPU_SET(c, &set);
+    return set;
+  }();
+  return original;
+}
+#endif
+
+/// Number of CPUs this process may run on.
+inline std::size_t usable_cpus()
+{
+#if defined(__linux__)
+  return static_cast<std::size_t>(CPU_COUNT(&original_cpus()));
+#else
+  const unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : n;
+#endif
+}
+
+/// Places the calling thread, rank r of p: when p does not exceed the CPUs the process
+/// may use, on the r-th of them, so two ranks never share a core while another idles
+/// (each hand-off between them would be a context switch); otherwise anywhere in the
+/// process's original mask (pinning 4 ranks to a core only stops the scheduler from
+/// balancing them). No-op where unsupported.
+inline void place_thread(std::size_t r, std::size_t p, bool pin)
+{
+#if defined(__linux__)
+  const cpu_set_t& original = original_cpus();
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &original)) cpus.push_back(c);
+  cpu_set_t want = original;
+  if (pin && p <= cpus.size()) {
+    CPU_ZERO(&want);
+    CPU_SET(cpus[r], &want);
+  }
+  (void)pthread_setaffinity_np(pthread_self(), sizeof want, &want);
+#else
+  (void)r, (void)p, (void)pin;
+#endif
+}
+
+/// Keeps the compiler from dropping stores to `p` (for the memcpy roofline).
+inline void clobber(const void* p)
+{
+  asm volatile("" : : "r"(p) : "memory");
+}
+
+/// One rank's share of a roofline that copies between buffers of its own: `bytes` from a
+/// source to a destination, both first touched in the warm-up like the collective's.
+class RooflineCopy {
+public:
+  explicit RooflineCopy(std::size_t bytes) : src_(bytes, 0x5a), dst_(bytes) {}
+  void run()
+  {
+    if (!src_.empty()) std::memcpy(dst_.data(), src_.data(), src_.size());
+    clobber(dst_.data());
+  }
+  std::size_t bytes() const { return src_.size(); }
+
+private:
+  std::vector<unsigned char> src_, dst_;
+};
+
+// ---------------------------------------------------------------------------------------
+// The timing protocol. The collective and its memcpy roofline are timed in the same team
+// run, batch after batch in turn, so a busy moment of the (shared) machine slows both.
+
+/// What measure() found for one cell.
+struct CellResult {
+  double seconds = 0;            // median time per call
+  double roofline_seconds = 0;   // median time of the roofline's copies (0: no roofline)
+  double roofline_ratio = 0;     // median over batches of roofline time / collective time
+  std::size_t roofline_bytes = 0; // the roofline's bytes on its busiest rank
+  bool has_roofline = false;
+  bool correct = true; // the call's result, checked after the warm-up
+};
+
+/// Runs on every rank of `team`: make(ep) returns the rank's call, an object with run()
+/// (one call of the collective) and check() (true when the last run's result is right;
+/// every rank calls it at the same point, so it may itself communicate), and optionally
+/// roofline() (this rank's copies that stand for one call) with roofline_bytes().
+template <class Make>
+CellResult measure(threads::Team& team, const Settings& s, Make make)
+{
+  const std::size_t p = team.size();
+  const std::size_t max_n = s.max_iterations;
+  const std::size_t cores = usable_cpus();
+  Barrier barrier(p, p <= cores);
+  std::vector<std::vector<Clock::time_point>> starts(p, std::vector<Clock::time_point>(max_n));
+  std::vector<std::vector<Clock::time_point>> ends(p, std::vector<Clock::time_point>(max_n));
+  std::atomic<bool> wrong{false};
+  std::atomic<std::size_t> roof_bytes{0};
+  CellResult result;
+
+  team.run([&](threads::Endpoint& ep) {
+    const std::size_t r = ep.rank();
+    place_thread(r, p, s.pin);
+    auto call = make(ep);
+    using Call = decltype(call);
+    constexpr bool has_roofline = requires(Call& c) { c.roofline(); };
+    // n iterations of f. Every rank returns the same {mean time per iteration, wall time
+    // per iteration including the separators}, computed from everyone's time stamps after
+    // the closing barrier.
+    struct Timing {
+      double mean, median, wall;
+    };
+    std::vector<double> its(max_n); // this rank's copy of the per-iteration times
+    auto batch = [&](std::size_t n, auto&& f, bool roof) {
+      for (std::size_t i = 0; i < n; ++i) {
+        barrier.arrive_and_wait();
+        starts[r][i] = Clock::now();
+        f();
+        ends[r][i] = Clock::now();
+      }
+      barrier.arrive_and_wait();
+      auto secs = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
+      double total = 0;
+      Clock::time_point first = starts[0][0], last = ends[0][n - 1];
+      for (std::size_t i = 0; i < n; ++i) {
+        if (roof) {
+          // The copies cannot finish before the busiest rank's, nor before all of them
+          // spread over the cores. (From the last start to the last end would miss a
+          // busy rank that finished before an idle one started.)
+          double longest = 0, sum = 0;
+          for (std::size_t q = 0; q < p; ++q) {
+            const double d = secs(ends[q][i] - starts[q][i]);
+            longest = std::max(longest, d);
+            sum += d;
+          }
+          its[i] = std::max(longest, sum / static_cast<double>(std::min(p, cores)));
+        } else {
+          Clock::time_point last_start = starts[0][i], last_end = ends[0][i];
+          for (std::size_t q = 1; q < p; ++q) {
+            last_start = std::max(last_start, starts[q][i]);
+            last_end = std::max(last_end, ends[q][i]);
+          }
+          its[i] = secs(last_end - last_start);
+        }
+        total += its[i];
+      }
+      for (std::size_t q = 1; q < p; ++q) {
+        first = std::min(first, starts[q][0]);
+        last = std::max(last, ends[q][n - 1]);
+      }
+      // The next batch's first barrier keeps its writers from racing these reads.
+      std::nth_element(its.begin(), its.begin() + static_cast<std::ptrdiff_t>(n / 2), its.begin() + static_cast<std::ptrdiff_t>(n));
+      const double dn = static_cast<double>(n);
+      return Timing{total / dn, its[n / 2], secs(last - first) / dn};
+    };
+    // The time of a batch the cell reports: its mean or its median iteration.
+    auto op = [&](const Timing& t) { return s.median ? t.median : t.mean; };
+    // Iterations per batch so that `batches` batches of f take about `budget` seconds of
+    // wall time (separators included: with more ranks than cores they cost more than a
+    // small operation).
+    auto calibrate = [&](double budget, auto&& f, bool roof) {
+      std::size_t n = 1;
+      double wall = batch(n, f, roof).wall;
+      while (wall * static_cast<double>(n) < 1e-3 && n < max_n) { // estimate over >= 1 ms
+        n = std::min(max_n, std::max(n * 2, static_cast<std::size_t>(1e-3 / std::max(wall, 1e-9))));
+        wall = batch(n, f, roof).wall;
+      }
+      const double per_batch = budget / static_cast<double>(s.batches);
+      return std::clamp<std::size_t>(static_cast<std::size_t>(std::ceil(per_batch / std::max(wall, 1e-9))), 1, max_n);
+    };
+    auto collective = [&] { call.run(); };
+
+    auto roofline = [&] {
+      if constexpr (has_roofline) call.roofline();
+    };
+
+    batch(2, collective, false); // warm-up: page in buffers, grow the executor's vectors
+    if (!call.check()) wrong.store(true);
+    if constexpr (has_roofline) {
+      for (std::size_t b = call.roofline_bytes(), seen = roof_bytes.load(); b > seen;)
+        if (roof_bytes.compare_exchange_weak(seen, b)) break;
+      batch(2, roofline, true);
+    }
+
+    const std::size_t n = calibrate(s.min_time_ms * 1e-3, collective, false);
+    const std::size_t n_roof = has_roofline ? calibrate(s.min_time_ms * 1e-3 / 4, roofline, true) : 0;
+    std::vector<double> times, roof_times;
+    for (std::size_t b = 0; b < s.batches; ++b) {
+      times.push_back(op(batch(n, collective, false)));
+      if (has_roofline) roof_times.push_back(op(batch(n_roof, roofline, true)));
+    }
+    // The ratio batch by batch, each collective batch against the roofline batch right
+    // after it: when the machine's speed shifts during the cell (other processes, the
+    // hypervisor moving the CPUs), the pairs still compare like with like.
+    std::vector<double> ratios;
+    for (std::size_t b = 0; b < roof_times.size(); ++b) ratios.push_back(roof_times[b] / times[b]);
+    auto median = [](std::vector<double>& v) {
+      std::sort(v.begin(), v.end());
+      return v[v.size() / 2];
+    };
+    if (r == 0) {
+      result.seconds = median(times);
+      result.has_roofline = has_roofline;
+      if (has_roofline) {
+        result.roofline_seconds = median(roof_times);
+        result.roofline_ratio = median(ratios);
+      }
+    }
+  });
+  result.correct = !wrong.load();
+  result.roofline_bytes = roof_bytes.load();
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------
+// Topologies an algorithm may run on.
+
+/// The kinds of topology a benchmark entry lists.
+enum class Kind { ring, mesh, hypercube };
+
+/// Most square r x c = p with r, c >= 2 (r <= c), or {0, 0} when there is none.
+inline std::pair<std::size_t, std::size_t> mesh_shape(std::size_t p)
+{
+  std::pair<std::size_t, std::size_t> best{0, 0};
+  for (std::size_t r = 2; r * r <= p; ++r)
+    if (p % r == 0) best = {r, p / r};
+  return best;
+}
+
+/// Calls f(topology) with the topology of kind K and size p and returns what f returns,
+/// or false when there is no such topology. K is static so that f is instantiated only
+/// for the topologies an algorithm lists (schedules reject others with static_assert).
+template <Kind K, class F>
+bool with_topology(std::size_t p, F&& f)
+{
+  if constexpr (K == Kind::ring) {
+    return f(Ring<>{p});
+  } else if constexpr (K == Kind::mesh) {
+    const auto [r, c] = mesh_shape(p);
+    return r != 0 && f(Mesh<>{r, c});
+  } else {
+    return std::has_single_bit(p) && f(Hypercube<>::of_size(p));
+  }
+}
+
+/// The topology column of the table.
+inline std::string describe(const Ring<>& t) { return "Ring " + std::to_string(t.size()); }
+inline std::string describe(const Mesh<>& t) { return "Mesh " + std::to_string(t.extent(0)) + "x" + std::to_string(t.extent(1)); }
+inline std::string describe(const Hypercube<>& t) { return "Hypercube " + std::to_string(t.ndims()); }
+
+/// One line of a program's list: an algorithm's tag (which knows its name) and the
+/// topologies to run it on, the first that fits p being used.
+template <class Tag, Kind... K>
+struct Entry {
+  Tag tag;
+};
+/// entry<Kind::ring, Kind::mesh>(tag): the tag on the first of these topologies that fits.
+template <Kind... K, class Tag>
+constexpr Entry<Tag, K...> entry(Tag tag)
+{
+  return {tag};
+}
+
+/// Runs f(topology) on the first of e's topologies that fits p; false if none does.
+template <class Tag, Kind... K, class F>
+bool on_first_topology(const Entry<Tag, K...>&, std::size_t p, F&& f)
+{
+  return (with_topology<K>(p, f) || ...);
+}
+
+// ---------------------------------------------------------------------------------------
+// The table
+
+/// One measured cell.
+struct Row {
+  std::string collective, algorithm, topology;
+  std::size_t p = 0, m = 0;
+  CellResult cell;
+};
+
+/// Column choices: the collective and roof B columns (collectives.cpp) or not (alltoall.cpp,
+/// whose roofline bytes are always p*m), and the name of the size column.
+struct TableStyle {
+  bool wide = false;
+  const char* size_label = "block B";
+};
+
+/// 8, 1K, 64K, 1M.
+inline std::string size_text(std::size_t m)
+{
+  if (m >= (std::size_t{1} << 20) && m % (std::size_t{1} << 20) == 0) return std::to_string(m >> 20) + "M";
+  if (m >= 1024 && m % 1024 == 0) return std::to_string(m >> 10) + "K";
+  return std::to_string(m);
+}
+
+inline void print_header(const TableStyle& st)
+{
+  if (st.wide) std::printf("| %-14s ", "collective");
+  std::printf("| %-21s | %-12s | %3s | %8s ", "algorithm", "topology", "p", st.size_label);
+  if (st.wide) std::printf("| %8s ", "roof B");
+  std::printf("| %11s | %10s | %11s | %10s |\n", "time us", "GB/s/rank", "memcpy us", "% roofline");
+  if (st.wide) std::printf("|----------------");
+  std::printf("|-----------------------|--------------|----:|---------:");
+  if (st.wide) std::printf("|---------:");
+  std::printf("|------------:|-----------:|------------:|-----------:|\n");
+  std::fflush(stdout);
+}
+
+/// One row; the fastest of its group (`best`) in bold. A cell without a roofline
+/// (barrier) shows only its time.
+inline void print_row(const TableStyle& st, const Row& row, bool best)
+{
+  const std::string name = std::string(best ? "**" : "") + row.algorithm + (best ? "**" : "");
+  if (st.wide) std::printf("| %-14s ", row.collective.c_str());
+  std::printf("| %-21s | %-12s | %3zu | %8s ", name.c_str(), row.topology.c_str(), row.p,
+              row.cell.has_roofline ? size_text(row.m).c_str() : "-");
+  const CellResult& c = row.cell;
+  if (st.wide) std::printf("| %8s ", c.has_roofline ? size_text(c.roofline_bytes).c_str() : "-");
+  std::printf("| %11.2f ", c.seconds * 1e6);
+  if (c.has_roofline)
+    std::printf("| %10.2f | %11.2f | %9.1f%% |", static_cast<double>(c.roofline_bytes) / c.seconds / 1e9,
+                c.roofline_seconds * 1e6, 100.0 * c.roofline_ratio);
+  else
+    std::printf("| %10s | %11s | %10s |", "-", "-", "-");
+  std::printf("%s\n", c.correct ? "" : " WRONG RESULT");
+}
+
+/// Index of the fastest row (rows must not be empty).
+inline std::size_t fastest(const std::vector<Row>& rows)
+{
+  std::size_t best = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (rows[i].cell.seconds < rows[best].cell.seconds) best = i;
+  return best;
+}
+
+/// Prints a group of rows (one collective, p and size), the fastest in bold when there
+/// are several; returns false when any row's result was wrong.
+inline bool print_group(const TableStyle& st, const std::vector<Row>& rows)
+{
+  bool correct = true;
+  const std::size_t best = rows.empty() ? 0 : fastest(rows);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    print_row(st, rows[i], i == best && rows.size() > 1);
+    correct = correct && rows[i].cell.correct;
+  }
+  std::fflush(stdout);
+  return correct;
+}
+
+/// The 1-, 5- and 15-minute load averages (Linux), to judge how quiet the machine was.
+inline std::string load_average()
+{
+  std::string text = "unknown";
+#if defined(__linux__)
+  if (std::FILE* f = std::fopen("/proc/loadavg", "r")) {
+    double a = 0, b = 0, c = 0;
+    if (std::fscanf(f, "%lf %lf %lf", &a, &b, &c) == 3) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.2f %.2f %.2f", a, b, c);
+      text = buf;
+    }
+    std::fclose(f);
+  }
+#endif
+  return text;
+}
+
+} // namespace bench
