@@ -29,3 +29,5 @@
 #include <collectives/algorithm/scan.hpp>
 #include <collectives/algorithm/scatter.hpp>
 #include <collectives/algorithm/shift.hpp>
+
+#include <collectives/cost.hpp>

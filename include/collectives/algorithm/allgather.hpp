@@ -59,10 +59,15 @@ void run_allgather(Comm& comm, const T* in, T* out, std::size_t m, bool in_place
   const BlockLayout blocks{m};
   if constexpr (std::same_as<Alg, allgather_algorithm::Default>) {
     const std::size_t p = comm.size();
-    if (is_power_of_two(p))
-      execute(AllgatherRecursiveDoublingSchedule<Topo>(comm.topology(), in_place), comm.endpoint(), in, blocks, out,
-              blocks, m);
-    else if (p * m * sizeof(T) <= 64 * 1024)
+    // A static size that is not a power of two must not instantiate recursive doubling:
+    // its static_assert would reject the call (Ring<5>, Mesh<3, 4>).
+    constexpr std::size_t P = static_size_v<Topo>;
+    constexpr bool may_double = P == dynamic_extent || is_power_of_two(P);
+    if (may_double && is_power_of_two(p)) {
+      if constexpr (may_double)
+        execute(AllgatherRecursiveDoublingSchedule<Topo>(comm.topology(), in_place), comm.endpoint(), in, blocks, out,
+                blocks, m);
+    } else if (p * m * sizeof(T) <= 64 * 1024)
       execute(AllgatherBruckSchedule<Topo>(comm.topology(), in_place), comm.endpoint(), in, blocks, out, blocks, m);
     else
       execute(AllgatherRingSchedule<Topo>(comm.topology(), in_place), comm.endpoint(), in, blocks, out, blocks, m);

@@ -95,7 +95,11 @@ struct reduce_scatter_fn {
     } else {
       static_assert(std::same_as<Alg, reduce_scatter_algorithm::Default>,
                     "collectives::reduce_scatter: the last argument is not a reduce_scatter algorithm");
-      if (detail::is_power_of_two(p))
+      // A static size that is not a power of two is settled at compile time: instantiating
+      // the halving schedule for it would trip its static_assert (Ring<5>, Mesh<3, 4>).
+      if constexpr (P != dynamic_extent && !detail::is_power_of_two(P))
+        execute(ReduceScatterPairwiseSchedule<Topo>(comm.topology(), comm_op), ep, in, blocks, out, blocks, m, op);
+      else if (detail::is_power_of_two(p))
         execute(ReduceScatterHalvingSchedule<Topo>(comm.topology(), comm_op), ep, in, blocks, out, blocks, m, op);
       else
         execute(ReduceScatterPairwiseSchedule<Topo>(comm.topology(), comm_op), ep, in, blocks, out, blocks, m, op);

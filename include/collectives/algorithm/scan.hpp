@@ -51,7 +51,12 @@ void run_scan(Comm& comm, const T* in, T* out, std::size_t n, bool exclusive, Op
   constexpr bool c = is_commutative_v<Op, T>;
   const BlockLayout whole{n};
   if constexpr (std::same_as<Alg, scan_algorithm::Default>) {
-    if (is_power_of_two(comm.size()))
+    // A static size that is not a power of two is settled at compile time: instantiating
+    // the hypercube schedule for it would trip its static_assert (Ring<5>, Mesh<3, 4>).
+    constexpr std::size_t P = static_size_v<Topo>;
+    if constexpr (P != dynamic_extent && !is_power_of_two(P))
+      execute(ScanDoublingSchedule<Topo>(comm.topology(), exclusive, c), comm.endpoint(), in, whole, out, whole, n, op);
+    else if (is_power_of_two(comm.size()))
       execute(ScanHypercubeSchedule<Topo>(comm.topology(), exclusive, c), comm.endpoint(), in, whole, out, whole, n, op);
     else
       execute(ScanDoublingSchedule<Topo>(comm.topology(), exclusive, c), comm.endpoint(), in, whole, out, whole, n, op);

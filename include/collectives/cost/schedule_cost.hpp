@@ -1,34 +1,49 @@
 #pragma once
-// Cost read from the schedule that runs: per step, every message is routed over the
-// topology; messages that share a directed link in the same step share its bandwidth
-// (they serialise: the t_w term of each is multiplied by the most messages on any link of
-// its route); one-port ranks send (and receive) a step's messages one after another; the
-// step takes as long as its slowest rank; locals cost t_r per word moved. The same code
-// runs in constant evaluation (static_assert on small static topologies) and at run time.
+// Cost read from the schedule that runs. Per step:
+//  - every message is routed over the topology (its next_hop), hop by hop;
+//  - messages that use the same directed link in the same step share its bandwidth: the
+//    t_w term of a message is multiplied by the most messages on any link of its route.
+//    Under one-port a rank's own messages go out one after another, so they never meet on
+//    a link: there a link's load counts the distinct ranks sending over it;
+//  - one-port: a rank's sends serialise, and so do its receives (a send and a receive
+//    overlap); all-port: a rank's messages all proceed at once;
+//  - a rank's local operations run after its exchanges (schedule.hpp) and cost t_r per
+//    word moved or combined, and so does combining a received message into place (a
+//    receive with Combine::left/right: a pass over the words like a local combine); a
+//    rank's step time is its exchange time plus this local time;
+//  - the step takes as long as its slowest rank, and the steps add up.
+// The same code runs in constant evaluation (static_assert on small static topologies)
+// and at run time. The seeds' closed forms (closed_forms.hpp) are tests of it.
 
 #include <collectives/cost/model.hpp>
+#include <collectives/detail/require.hpp>
 #include <collectives/schedule/schedule.hpp>
 #include <collectives/topology/concepts.hpp>
 
 #include <algorithm>
 #include <cstddef>
+#include <limits>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 namespace collectives {
 
-/// A schedule's predicted time and the congestion it meets.
+/// A schedule's predicted time and what it meets on the way.
 struct CostReport {
-  double time = 0;              ///< predicted time
-  std::size_t steps = 0;        ///< steps with at least one message
-  std::size_t messages = 0;     ///< messages sent, over all ranks and steps
-  std::size_t congestion = 0;   ///< most messages sharing one directed link in one step
-  double words = 0;             ///< words sent, over all ranks and steps
+  double time = 0;            ///< predicted time
+  std::size_t steps = 0;      ///< steps with at least one message
+  std::size_t messages = 0;   ///< messages sent, over all ranks and steps
+  std::size_t congestion = 0; ///< most messages sharing one directed link in one step (0: no message)
+  double words = 0;           ///< words sent, over all ranks and steps
 };
+
+/// The largest block size estimate() accepts, in words (a guard against overflow to inf).
+inline constexpr double max_block_words = 1e15;
 
 namespace detail {
 
-/// Dense ids of directed links for topologies that have them: a hypercube's own
+/// Dense ids of directed links for topologies that have them: a topology's own
 /// link_index, or node * 2 * ndims + 2 * dim + direction on a product of rings.
 template <class Topo>
 constexpr bool has_dense_links = product_topology<Topo> || requires(const Topo& t) { t.link_index(0, 1); };
@@ -54,48 +69,63 @@ constexpr std::size_t dense_link(const Topo& t, std::size_t from, std::size_t to
   }
 }
 
-/// Messages per directed link in one step, and each message's route as link ids (so
-/// every route is walked once per step).
+inline constexpr std::size_t no_rank = std::numeric_limits<std::size_t>::max();
+
+/// Messages per directed link in one step, and each message's route as a list of links
+/// (so every route is walked once per step). With `distinct_sources`, a link counts each
+/// sending rank once (one-port: a rank's messages do not overlap in time).
 template <class Topo>
 class LinkLoad {
 public:
-  constexpr explicit LinkLoad(const Topo& t) : topo_(&t)
+  constexpr LinkLoad(const Topo& t, bool distinct_sources) : topo_(&t), distinct_(distinct_sources)
   {
-    if constexpr (has_dense_links<Topo>) counts_.assign(dense_link_count(t), 0);
+    if constexpr (has_dense_links<Topo>) {
+      counts_.assign(dense_link_count(t), 0);
+      last_source_.assign(counts_.size(), no_rank);
+    }
   }
   constexpr void clear()
   {
-    if constexpr (has_dense_links<Topo>)
-      for (auto id : route_ids_) counts_[id] = 0;
+    if constexpr (has_dense_links<Topo>) {
+      for (auto id : route_ids_) {
+        counts_[id] = 0;
+        last_source_[id] = no_rank;
+      }
+    }
     route_ids_.clear();
     route_links_.clear();
     sorted_.clear();
   }
-  /// Records the route from -> to; returns its first index in the route list.
+  /// Records the route from -> to (routes must be added source by source, in any order
+  /// of sources but with each source's routes together); returns its first index.
   constexpr std::size_t add_route(std::size_t from, std::size_t to)
   {
-    const std::size_t first = has_dense_links<Topo> ? route_ids_.size() : route_links_.size();
+    const std::size_t first = end();
     for (std::size_t at = from; at != to;) {
       const std::size_t next = topo_->next_hop(at, to);
+      detail::require(next != at, "collectives::estimate: the topology's next_hop makes no progress");
       if constexpr (has_dense_links<Topo>) {
         const auto id = dense_link(*topo_, at, next);
-        ++counts_[id];
+        if (!distinct_ || last_source_[id] != from) ++counts_[id];
+        last_source_[id] = from;
         route_ids_.push_back(id);
       } else {
-        route_links_.push_back({at, next});
+        route_links_.push_back({at, next, from});
       }
       at = next;
     }
     return first;
   }
+  /// Call once all of the step's routes are in.
   constexpr void seal()
   {
     if constexpr (!has_dense_links<Topo>) {
       sorted_ = route_links_;
       std::sort(sorted_.begin(), sorted_.end());
+      if (distinct_) sorted_.erase(std::unique(sorted_.begin(), sorted_.end()), sorted_.end());
     }
   }
-  /// The most messages on any link of the route stored at [first, last).
+  /// The most messages on any link of the route stored at [first, last) (1 at least).
   constexpr std::size_t worst(std::size_t first, std::size_t last) const
   {
     std::size_t w = 1;
@@ -103,8 +133,10 @@ public:
       if constexpr (has_dense_links<Topo>) {
         w = std::max(w, counts_[route_ids_[i]]);
       } else {
-        const auto range = std::equal_range(sorted_.begin(), sorted_.end(), route_links_[i]);
-        w = std::max(w, static_cast<std::size_t>(range.second - range.first));
+        const auto& l = route_links_[i];
+        const auto lo = std::lower_bound(sorted_.begin(), sorted_.end(), std::tuple{std::get<0>(l), std::get<1>(l), std::size_t{0}});
+        const auto hi = std::lower_bound(sorted_.begin(), sorted_.end(), std::tuple{std::get<0>(l), std::get<1>(l) + 1, std::size_t{0}});
+        w = std::max(w, static_cast<std::size_t>(hi - lo));
       }
     }
     return w;
@@ -113,34 +145,45 @@ public:
 
 private:
   const Topo* topo_;
-  std::vector<std::size_t> counts_, route_ids_;
-  std::vector<std::pair<std::size_t, std::size_t>> route_links_, sorted_;
+  bool distinct_;
+  std::vector<std::size_t> counts_, last_source_, route_ids_;
+  // (from, to, source) per link of a route, for topologies without dense link ids.
+  std::vector<std::tuple<std::size_t, std::size_t, std::size_t>> route_links_, sorted_;
 };
 
 struct CostVisitor {
   std::vector<SendOp> sends;
   std::size_t local_blocks = 0;
   constexpr void send(const SendOp& op) { sends.push_back(op); }
-  constexpr void recv(const RecvOp&) {}
+  constexpr void recv(const RecvOp& op)
+  {
+    if (op.combine != Combine::copy) local_blocks += op.blocks.count;
+  }
   constexpr void local(const LocalOp& op) { local_blocks += op.from.count; }
 };
 
 } // namespace detail
 
-/// Predicted time of schedule s on topology `topo` (same size) under `model`, for blocks
-/// of `m` words. O(steps x messages x hops); no O(p^2) memory.
+/// Predicted time of schedule s run on topology `topo` (the same size; the schedule's
+/// ranks are the topology's nodes) under `model`, for blocks of `m` words (a chunked
+/// schedule's blocks are its pieces: pass the piece size). See the top of this header for
+/// the rules. Requirements: model valid (CostModel::validated), 0 <= m <= max_block_words,
+/// s.size() == topo.size(); std::invalid_argument otherwise (a compile error in constant
+/// evaluation). Cost: O(steps x messages x hops) time, O(p + links) memory; no O(p^2).
 template <schedule S, topology T>
 constexpr CostReport estimate(const S& s, const T& topo, const CostModel& model, double m)
 {
   model.validated();
-  detail::require(m >= 0 && m <= 1e300, "collectives::estimate: m must be finite and non-negative");
+  detail::require(m >= 0 && m <= max_block_words,
+                  "collectives::estimate: m (words per block) must be finite, non-negative and at most 1e15");
   detail::require(s.size() == topo.size(), "collectives::estimate: the schedule and the topology differ in size");
   CostReport report;
   const std::size_t p = s.size();
-  detail::LinkLoad<T> load(topo);
+  const bool one_port = model.ports == Ports::one;
+  detail::LinkLoad<T> load(topo, one_port);
   std::vector<detail::CostVisitor> ranks(p);
-  std::vector<std::size_t> route_at;   // per message of the step: first link in the list
-  std::vector<double> recv_busy(p, 0.0);
+  std::vector<std::size_t> route_at; // per message of the step: first link in the list
+  std::vector<double> send_busy(p, 0.0), recv_busy(p, 0.0);
   for (std::size_t k = 0; k < s.num_steps(); ++k) {
     load.clear();
     route_at.clear();
@@ -148,15 +191,17 @@ constexpr CostReport estimate(const S& s, const T& topo, const CostModel& model,
       ranks[r].sends.clear();
       ranks[r].local_blocks = 0;
       s.visit(r, k, ranks[r]);
-      for (const auto& op : ranks[r].sends) route_at.push_back(load.add_route(r, op.peer));
+      for (const auto& op : ranks[r].sends) {
+        detail::require(op.peer < p, "collectives::estimate: a schedule sends to a rank out of range");
+        route_at.push_back(load.add_route(r, op.peer));
+      }
     }
     route_at.push_back(load.end());
     load.seal();
-    double step = 0;
+    std::fill(send_busy.begin(), send_busy.end(), 0.0);
     std::fill(recv_busy.begin(), recv_busy.end(), 0.0);
     std::size_t msg = 0;
     for (std::size_t r = 0; r < p; ++r) {
-      double send_busy = 0;
       for (const auto& op : ranks[r].sends) {
         const std::size_t hops = route_at[msg + 1] - route_at[msg];
         const std::size_t worst = load.worst(route_at[msg], route_at[msg + 1]);
@@ -165,18 +210,21 @@ constexpr CostReport estimate(const S& s, const T& topo, const CostModel& model,
         const double t = message_time(model, words * static_cast<double>(worst), static_cast<double>(hops));
         report.messages += 1;
         report.words += words;
-        report.congestion = std::max(report.congestion, worst);
-        if (model.ports == Ports::one) {
-          send_busy += t;
+        if (hops > 0) report.congestion = std::max(report.congestion, worst);
+        if (one_port) {
+          send_busy[r] += t;
           recv_busy[op.peer] += t;
         } else {
-          step = std::max(step, t);
+          send_busy[r] = std::max(send_busy[r], t);
+          recv_busy[op.peer] = std::max(recv_busy[op.peer], t);
         }
       }
-      step = std::max(step, send_busy);
-      step = std::max(step, model.t_r * static_cast<double>(ranks[r].local_blocks) * m);
     }
-    for (double t : recv_busy) step = std::max(step, t);
+    double step = 0;
+    for (std::size_t r = 0; r < p; ++r) {
+      const double local = model.t_r * static_cast<double>(ranks[r].local_blocks) * m;
+      step = std::max(step, std::max(send_busy[r], recv_busy[r]) + local);
+    }
     report.time += step;
     report.steps += msg > 0 ? 1 : 0;
   }

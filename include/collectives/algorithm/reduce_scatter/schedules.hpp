@@ -28,7 +28,7 @@ public:
     if constexpr (static_size_v<T> != dynamic_extent)
       static_assert(detail::is_power_of_two(static_size_v<T>),
                     "collectives::reduce_scatter(recursive_halving): the topology's size must be a power of two");
-    else
+    else if (!detail::is_power_of_two(topo_.size())) // checked first: the throwing call is not constexpr
       detail::require_power_of_two(topo_.size(), "collectives::reduce_scatter(recursive_halving)");
   }
   constexpr std::size_t size() const { return topo_.size(); }

@@ -1,0 +1,168 @@
+// Selection by cost (cost/select.hpp): at compile time on static topologies, at run time
+// on dynamic ones, always the argmin of the candidates' estimates; crossovers from the
+// closed forms against estimate(); bad input; with_cheapest() running the pick.
+
+#include <catch2/catch.hpp>
+
+#include "../support/harness.hpp"
+
+#include <collectives/cost/closed_forms.hpp>
+#include <collectives/cost/select.hpp>
+
+#include <boost/hana/tuple.hpp>
+
+#include <cstddef>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+using namespace collectives;
+namespace cf = collectives::closed_form;
+namespace hana = boost::hana;
+
+namespace {
+
+constexpr CostModel latency{.t_s = 1, .t_w = 1e-3};
+constexpr CostModel bandwidth{.t_s = 0, .t_w = 1};
+
+// Compile time. Ring<6> is not a power of two: the hypercube algorithms are skipped by
+// type (instantiating them would trip their static_asserts), Bruck's ceil(log 6) = 3
+// start-ups win for short blocks.
+static_assert(select<Collective::alltoall>(Ring<6>{}, latency, Problem{1}).name == "bruck");
+// Long blocks on a hypercube: the congestion-free pairwise exchange moves the least, and
+// with partners rank XOR k (not rank + k, which ties on words) crosses the fewest hops.
+static_assert(select<Collective::alltoall>(Hypercube<3>{}, CostModel{.t_w = 1, .t_h = 0.5}, Problem{64}).name ==
+              "pairwise_xor");
+// All-gather on a ring: the ring algorithm (the hypercube one meets congestion, Figure 3.14).
+static_assert(select<Collective::allgather>(Ring<8>{}, bandwidth, Problem{64}).name == "ring");
+// Short all-gather on a hypercube: log p start-ups.
+static_assert(select<Collective::allgather>(Hypercube<3>{}, latency, Problem{1}).name == "recursive_doubling");
+// pairwise, ring, ring_two_way, bruck: the dimensional algorithm needs two dimensions.
+static_assert(select<Collective::alltoall>(Ring<6>{}, latency, Problem{1}).candidates == 4);
+
+} // namespace
+
+TEST_CASE("select: static and dynamic topologies agree", "[cost][select]")
+{
+  for (double m : {1.0, 1e4}) {
+    const CostModel model{1e-6, 1e-9, 5e-8};
+    const Selection s = select<Collective::alltoall>(Hypercube<3>{}, model, Problem{m});
+    const Selection d = select<Collective::alltoall>(Hypercube<>{3}, model, Problem{m});
+    CHECK(s.index == d.index);
+    CHECK(s.time == d.time);
+    const Selection rs = select<Collective::broadcast>(Mesh<4, 4>{}, model, Problem{m, 5});
+    const Selection rd = select<Collective::broadcast>(Mesh<>{4, 4}, model, Problem{m, 5});
+    CHECK(rs.index == rd.index);
+    CHECK(rs.time == rd.time);
+  }
+  // A non-commutative reduction never selects the ring reduce-scatter (it would reorder).
+  const Selection ns = select<Collective::reduce_scatter>(Ring<>{8}, bandwidth, Problem{1e4, 0, 1, false});
+  CHECK(ns.name != "ring");
+  CHECK(ns.name != "dimensional");
+}
+
+TEST_CASE("crossovers: closed forms against estimate()", "[cost][select][crossover]")
+{
+  const CostModel model{2e-6, 1e-9, 0, 0};
+  auto check_crossing = [&](const std::string& what, auto predict_a, auto predict_b, std::optional<double> m) {
+    INFO(what);
+    REQUIRE(m.has_value());
+    const double below = *m * (1 - 1e-6), above = *m * (1 + 1e-6);
+    // The two estimates change order at the crossover, and are equal there.
+    CHECK((predict_a(below) < predict_b(below)) != (predict_a(above) < predict_b(above)));
+    const double a = predict_a(*m), b = predict_b(*m);
+    CHECK(std::abs(a - b) <= 1e-9 * std::max(a, b));
+  };
+  for (std::size_t d : {2, 3, 5}) {
+    const Hypercube<> cube{d};
+    const std::size_t p = cube.size();
+    // Standard exchange (log p start-ups, (p/2) log p blocks) against pairwise XOR
+    // (p - 1 start-ups and blocks): the seeds' short/long-message pair on a hypercube.
+    const auto m = crossover([&](double x) { return cf::alltoall_standard_exchange_hypercube(model, p, x); },
+                             [&](double x) { return cf::alltoall_pairwise_xor_hypercube(model, p, x); });
+    auto se = [&](double x) { return predict<Collective::alltoall>(alltoall_algorithm::standard_exchange, cube, model, Problem{x}).time; };
+    auto px = [&](double x) { return predict<Collective::alltoall>(alltoall_algorithm::pairwise_xor, cube, model, Problem{x}).time; };
+    check_crossing("standard exchange / pairwise xor, p = " + std::to_string(p), se, px, m);
+    // The bisection on the estimates finds the same point.
+    const auto b = crossover<Collective::alltoall>(alltoall_algorithm::standard_exchange, alltoall_algorithm::pairwise_xor,
+                                                   cube, model, Problem{}, 1e-3, 1e9);
+    REQUIRE(b.has_value());
+    CHECK(std::abs(*b - *m) <= 1e-9 * *m);
+  }
+  for (std::size_t p : {5, 8, 12}) {
+    const FullyConnected<> full{p};
+    const auto m = crossover([&](double x) { return cf::allreduce_recursive_doubling_fully_connected(model, p, x); },
+                             [&](double x) { return cf::allreduce_rabenseifner_fully_connected(model, p, x); });
+    check_crossing("allreduce recursive doubling / Rabenseifner, p = " + std::to_string(p),
+                   [&](double x) { return predict<Collective::allreduce>(allreduce_algorithm::recursive_doubling, full, model, Problem{x}).time; },
+                   [&](double x) { return predict<Collective::allreduce>(allreduce_algorithm::rabenseifner, full, model, Problem{x}).time; },
+                   m);
+    const auto mb = crossover([&](double x) { return cf::alltoall_bruck_fully_connected(model, p, x); },
+                              [&](double x) { return cf::alltoall_pairwise_fully_connected(model, p, x); });
+    check_crossing("alltoall Bruck / pairwise, p = " + std::to_string(p),
+                   [&](double x) { return predict<Collective::alltoall>(alltoall_algorithm::bruck, full, model, Problem{x}).time; },
+                   [&](double x) { return predict<Collective::alltoall>(alltoall_algorithm::pairwise, full, model, Problem{x}).time; },
+                   mb);
+    const auto mt = crossover([&](double x) { return cf::broadcast_binomial_fully_connected(model, p, x); },
+                              [&](double x) { return cf::broadcast_scatter_allgather_fully_connected(model, p, x); });
+    check_crossing("broadcast binomial / scatter+allgather, p = " + std::to_string(p),
+                   [&](double x) { return predict<Collective::broadcast>(rooted_algorithm::binomial, full, model, Problem{x}).time; },
+                   [&](double x) { return predict<Collective::broadcast>(broadcast_algorithm::scatter_allgather, full, model, Problem{x}).time; },
+                   mt);
+  }
+  // Parallel costs never cross.
+  CHECK_FALSE(affine_crossover(1, 2, 3, 2).has_value());
+  CHECK_FALSE(affine_crossover(3, 2, 1, 1).has_value()); // would cross at m = -2
+}
+
+TEST_CASE("select: bad input", "[cost][select]")
+{
+  const Ring<> ring{6};
+  CHECK_THROWS_AS(select<Collective::alltoall>(ring, CostModel{.t_s = -1}, Problem{1}), std::invalid_argument);
+  CHECK_THROWS_AS(select<Collective::alltoall>(ring, CostModel{.t_w = std::numeric_limits<double>::infinity()}, Problem{1}),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(select<Collective::alltoall>(ring, latency, Problem{-1}), std::invalid_argument);
+  CHECK_THROWS_AS(select<Collective::alltoall>(ring, latency, Problem{std::numeric_limits<double>::quiet_NaN()}),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(select<Collective::alltoall>(ring, latency, Problem{1e300}), std::invalid_argument);
+  CHECK_THROWS_AS(select<Collective::broadcast>(ring, latency, Problem{1, 6}), std::invalid_argument);
+  // Only power-of-two candidates on a ring of 6: none fits (at run time: dynamic size).
+  CHECK_THROWS_AS(select<Collective::alltoall>(hana::make_tuple(alltoall_algorithm::pairwise_xor), ring, latency, Problem{1}),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(predict<Collective::alltoall>(alltoall_algorithm::standard_exchange, ring, latency, Problem{1}),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(predict<Collective::allreduce>(allreduce_algorithm::ring, ring, latency, Problem{1, 0, 1, false}),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(estimate(PairwiseSchedule<Ring<>>(ring), ring, latency, -1.0), std::invalid_argument);
+  CHECK_THROWS_AS(estimate(PairwiseSchedule<Ring<>>(ring), Ring<>{5}, latency, 1.0), std::invalid_argument);
+  CHECK_THROWS_AS(lower_bound(Collective::alltoall, ring, CostModel{.t_h = -1}, Problem{1}), std::invalid_argument);
+  CHECK_THROWS_AS(cf::alltoall_pairwise_xor_hypercube(latency, 6, 1), std::invalid_argument);
+}
+
+TEST_CASE("with_cheapest runs the selected algorithm", "[cost][select]")
+{
+  for (std::size_t p : {3, 4, 8}) {
+    const Ring<> ring{p};
+    for (double words : {1.0, 4096.0}) {
+      const std::size_t m = static_cast<std::size_t>(words);
+      const CostModel model{1e-6, 1e-9};
+      const Selection expected = select<Collective::alltoall>(ring, model, Problem{words});
+      std::vector<std::string> ran(p);
+      auto got = testing::run_on(ring, [&](auto& comm) {
+        auto send = testing::alltoall_input<int>(p, m, comm.rank());
+        std::vector<int> recv(p * m, -1);
+        with_cheapest<Collective::alltoall>(comm, model, Problem{words}, [&](auto alg) {
+          ran[comm.rank()] = decltype(alg)::name;
+          alltoall(comm, send, recv, alg);
+        });
+        return recv;
+      });
+      for (std::size_t r = 0; r < p; ++r) {
+        CHECK(got[r] == testing::alltoall_reference<int>(p, m, r));
+        CHECK(ran[r] == expected.name);
+      }
+    }
+  }
+}

@@ -1,0 +1,727 @@
+// The reductions, front ends: reduce, allreduce, reduce_scatter, scan and exscan with every
+// algorithm against the serial reference, the LEFT FOLD in rank order x0 op x1 op ... op
+// x(p-1), for commutative operators (std::plus, std::multiplies, minimum, maximum,
+// std::bit_xor, a lambda marked commutative) and non-commutative ones (2x2 integer matrix
+// products, string concatenation in a fixed-size array); in place; floating-point
+// all-reduce bit-identical on every rank and every run; bad input refused before anything
+// is written.
+
+#include <catch2/catch.hpp>
+
+#include "../support/harness.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+using namespace collectives;
+using namespace collectives::testing;
+using Catch::Matchers::Contains;
+
+// Sanitizer builds run 64-thread teams 10-20x slower: there the p sweep keeps every p to
+// 17 and the sizes around powers of two.
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define COLLECTIVES_REDUCTIONS_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define COLLECTIVES_REDUCTIONS_TEST_SANITIZED 1
+#endif
+#endif
+#ifndef COLLECTIVES_REDUCTIONS_TEST_SANITIZED
+#define COLLECTIVES_REDUCTIONS_TEST_SANITIZED 0
+#endif
+
+namespace {
+
+constexpr bool sanitized = COLLECTIVES_REDUCTIONS_TEST_SANITIZED != 0;
+
+std::vector<std::size_t> sweep_sizes()
+{
+  std::vector<std::size_t> ps;
+  for (std::size_t p = 1; p <= 64; ++p)
+    if (!sanitized || p <= 17 || p == 31 || p == 32 || p == 33 || p == 63 || p == 64) ps.push_back(p);
+  return ps;
+}
+
+/// Roots first, middle and last, without repeats.
+std::vector<std::size_t> roots_of(std::size_t p)
+{
+  std::vector<std::size_t> roots{0};
+  if (p / 2 != 0) roots.push_back(p / 2);
+  if (p - 1 != 0 && p - 1 != p / 2) roots.push_back(p - 1);
+  return roots;
+}
+
+// ---------------------------------------------------------------------------------------
+// Element types and operators.
+// ---------------------------------------------------------------------------------------
+
+/// A 2x2 matrix over the integers mod 2^32: its product is associative, not commutative.
+struct Mat {
+  std::uint32_t a, b, c, d;
+  friend bool operator==(const Mat&, const Mat&) = default;
+};
+
+/// The matrix product, a user lambda (not known to be commutative).
+const auto mat_mul = [](const Mat& x, const Mat& y) {
+  return Mat{x.a * y.a + x.b * y.c, x.a * y.b + x.b * y.d, x.c * y.a + x.d * y.c, x.c * y.b + x.d * y.d};
+};
+
+/// Concatenation in a fixed-size array: the non-zero chars of b appended to those of a.
+/// Long enough that two chars from each of 64 ranks never get cut.
+constexpr std::size_t text_size = 136;
+using Text = std::array<char, text_size>;
+const auto append = [](const Text& x, const Text& y) {
+  Text out = x;
+  std::size_t n = 0;
+  while (n < text_size && out[n] != 0) ++n;
+  for (std::size_t i = 0; i < text_size && y[i] != 0 && n < text_size; ++i) out[n++] = y[i];
+  return out;
+};
+
+/// A reduction to test: operator, contributions, and the serial reference.
+template <class T_, class Op>
+struct Case {
+  using T = T_;
+  const char* name;
+  Op op;
+  T (*value)(std::size_t rank, std::size_t index);
+  T poison;
+
+  static constexpr bool commutative = is_commutative_v<Op, T>;
+
+  /// Rank r's contribution: n elements.
+  std::vector<T> contribution(std::size_t r, std::size_t n, std::size_t first = 0) const
+  {
+    std::vector<T> v(n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = value(r, first + i);
+    return v;
+  }
+  /// Elements first..first+n-1 of the left fold x(lo) op ... op x(hi), lo <= hi.
+  std::vector<T> fold(std::size_t lo, std::size_t hi, std::size_t first, std::size_t n) const
+  {
+    std::vector<T> acc = contribution(lo, n, first);
+    for (std::size_t r = lo + 1; r <= hi; ++r)
+      for (std::size_t i = 0; i < n; ++i) acc[i] = op(acc[i], value(r, first + i));
+    return acc;
+  }
+};
+
+template <class T, class Op>
+Case<T, Op> make_case(const char* name, Op op, T (*value)(std::size_t, std::size_t), T poison)
+{
+  return {name, op, value, poison};
+}
+
+auto int_plus()
+{
+  return make_case<int>("int std::plus<>", std::plus<>{},
+                        [](std::size_t r, std::size_t i) { return static_cast<int>((r * 37 + i * 11) % 1000) - 500; },
+                        -77777);
+}
+auto long_multiplies()
+{
+  return make_case<long long>("long long std::multiplies", std::multiplies<long long>{},
+                              [](std::size_t r, std::size_t i) -> long long {
+                                const std::size_t k = (r * 7 + i * 3) % 10;
+                                return k == 0 ? 2 : k == 1 ? -1 : k == 2 ? -2 : 1;
+                              },
+                              -99);
+}
+auto double_minimum()
+{
+  return make_case<double>("double minimum", minimum{},
+                           [](std::size_t r, std::size_t i) { return std::sin(static_cast<double>(r * 31 + i * 17)); }, 9.0);
+}
+auto char_maximum()
+{
+  return make_case<char>("char maximum", maximum{}, [](std::size_t r, std::size_t i) { return make_value<char>(r, i); },
+                         '\x7f');
+}
+auto unsigned_xor()
+{
+  return make_case<unsigned>("unsigned std::bit_xor", std::bit_xor<unsigned>{},
+                             [](std::size_t r, std::size_t i) {
+                               return static_cast<unsigned>((r + 1) * 2654435761u ^ i * 40503u);
+                             },
+                             0xdeadbeefu);
+}
+auto commutative_lambda()
+{
+  return make_case<long long>("commutative(lambda)",
+                              commutative([](const long long& a, const long long& b) { return a + b; }),
+                              [](std::size_t r, std::size_t i) { return static_cast<long long>(r * 1000 + i); }, -1);
+}
+auto matrix_product()
+{
+  return make_case<Mat>("2x2 matrix product", mat_mul,
+                        [](std::size_t r, std::size_t i) {
+                          const auto x = static_cast<std::uint32_t>(r), y = static_cast<std::uint32_t>(i);
+                          return Mat{1 + (x * 3 + y) % 7, 2 + (x + 2 * y) % 5, (x * 5 + y) % 3, 1 + (x + y) % 4};
+                        },
+                        Mat{7, 7, 7, 7});
+}
+auto concatenation()
+{
+  return make_case<Text>("concatenation", append,
+                         [](std::size_t r, std::size_t i) {
+                           Text t{};
+                           if ((r * 7 + i) % 9 == 4) return t; // an empty contribution now and then
+                           t[0] = static_cast<char>('!' + (r * 5 + i) % 94);
+                           if ((r + i) % 4 == 0) t[1] = static_cast<char>('!' + (r * 11 + 3 * i) % 94);
+                           return t;
+                         },
+                         [] {
+                           Text t{};
+                           t.fill('?');
+                           return t;
+                         }());
+}
+
+// ---------------------------------------------------------------------------------------
+// Algorithm lists. Each skips what cannot fit: a hypercube algorithm on a static size that
+// is not a power of two is a compile error, the ring and dimensional ones need a
+// commutative operator, the dimensional one a product topology.
+// Algorithms::defaults runs only each collective's default and the algorithms that need a
+// commutative operator: enough to show that an operator's traits reach the algorithms,
+// without instantiating every schedule for every operator type.
+// ---------------------------------------------------------------------------------------
+
+enum class Algorithms { all, defaults };
+
+template <class Topo>
+constexpr bool may_be_power_of_two = static_size_v<Topo> == dynamic_extent || detail::is_power_of_two(static_size_v<Topo>);
+
+template <class C, Algorithms A, class Topo, class F>
+void for_each_reduce(const Topo& topo, F f)
+{
+  namespace alg = reduce_algorithm;
+  if constexpr (A == Algorithms::all) {
+    f(alg::binomial);
+    if constexpr (may_be_power_of_two<Topo>)
+      if (detail::is_power_of_two(topo.size())) f(alg::hypercube);
+    if constexpr (product_topology<Topo>) f(alg::dimensional);
+    f(alg::ring);
+    f(alg::reduce_scatter_gather);
+  }
+  f(alg::automatic);
+}
+
+template <class C, Algorithms A, class Topo, class F>
+void for_each_allreduce(const Topo&, F f)
+{
+  namespace alg = allreduce_algorithm;
+  if constexpr (A == Algorithms::all) {
+    f(alg::recursive_doubling);
+    f(alg::rabenseifner);
+    f(alg::reduce_broadcast);
+  }
+  if constexpr (C::commutative) f(alg::ring);
+  f(alg::automatic);
+}
+
+template <class C, Algorithms A, class Topo, class F>
+void for_each_reduce_scatter(const Topo& topo, F f)
+{
+  namespace alg = reduce_scatter_algorithm;
+  if constexpr (A == Algorithms::all) {
+    if constexpr (may_be_power_of_two<Topo>)
+      if (detail::is_power_of_two(topo.size())) f(alg::recursive_halving);
+    f(alg::pairwise);
+    if constexpr (C::commutative && product_topology<Topo>) f(alg::dimensional);
+  }
+  if constexpr (C::commutative) f(alg::ring);
+  f(alg::automatic);
+}
+
+template <class C, Algorithms A, class Topo, class F>
+void for_each_scan(const Topo& topo, F f)
+{
+  namespace alg = scan_algorithm;
+  if constexpr (A == Algorithms::all) {
+    if constexpr (may_be_power_of_two<Topo>)
+      if (detail::is_power_of_two(topo.size())) f(alg::hypercube);
+    f(alg::ring);
+    f(alg::recursive_doubling);
+  }
+  f(alg::automatic);
+}
+
+/// True for the Default tag of any collective (called without an algorithm argument).
+template <class Alg>
+constexpr bool is_default = std::string_view(Alg::name) == "default";
+
+/// True for the algorithms whose schedule changes when the operator is commutative (the
+/// trees and chains of reduce are then rooted at the root itself) or that need one.
+template <class Alg>
+constexpr bool uses_commutativity =
+  std::is_same_v<Alg, allreduce_algorithm::Ring> || std::is_same_v<Alg, reduce_scatter_algorithm::Ring> ||
+  std::is_same_v<Alg, reduce_scatter_algorithm::Dimensional>;
+
+// ---------------------------------------------------------------------------------------
+// Per-rank checks. Failures are collected on the ranks (Catch2's assertions are not
+// thread-safe) and reported by the main thread.
+// ---------------------------------------------------------------------------------------
+
+using Failures = std::vector<std::string>;
+
+void report(const std::vector<Failures>& per_rank)
+{
+  std::size_t n = 0;
+  for (const auto& f : per_rank)
+    for (const auto& what : f)
+      if (++n <= 20) FAIL_CHECK(what);
+  CHECK(n == 0);
+}
+
+template <class C, class Alg>
+std::string describe(const char* call, const C& cs, std::size_t p, std::size_t n, std::size_t rank,
+                     const std::string& extra = "")
+{
+  return std::string(call) + "(" + Alg::name + ") " + extra + "with " + cs.name + ": p = " + std::to_string(p) +
+         ", n = " + std::to_string(n) + ", wrong on rank " + std::to_string(rank);
+}
+
+/// Appends `tail` poison elements, which no collective may write.
+template <class T>
+std::vector<T> with_tail(std::vector<T> v, std::size_t tail, const T& poison)
+{
+  v.insert(v.end(), tail, poison);
+  return v;
+}
+
+/// How much one check does: the p sweep runs each algorithm once, out of place; the other
+/// tests add the in-place forms.
+enum class Depth { sweep, thorough };
+
+/// reduce of n elements to `root`; the other ranks' receive ranges must stay untouched.
+template <class C, class Comm, class Alg>
+void check_reduce(Comm& comm, const C& cs, std::size_t n, std::size_t root, Alg alg, Depth depth, Failures& bad)
+{
+  using T = typename C::T;
+  const std::size_t r = comm.rank(), p = comm.size();
+  const auto send = cs.contribution(r, n);
+  std::vector<T> recv(n + 1, cs.poison);
+  if constexpr (is_default<Alg>) reduce(comm, send, recv, cs.op, root);
+  else reduce(comm, send, recv, cs.op, root, alg);
+  const auto want = r == root ? with_tail(cs.fold(0, p - 1, 0, n), 1, cs.poison) : std::vector<T>(n + 1, cs.poison);
+  const std::string to = "to root " + std::to_string(root) + " ";
+  if (recv != want) bad.push_back(describe<C, Alg>("reduce", cs, p, n, r, to));
+  if (depth == Depth::sweep) return;
+  // In place: the root's buffer becomes the result, the others' stay their contributions.
+  std::vector<T> buf = send;
+  if constexpr (is_default<Alg>) reduce(comm, buf, cs.op, root);
+  else reduce(comm, buf, cs.op, root, alg);
+  if (buf != (r == root ? cs.fold(0, p - 1, 0, n) : send))
+    bad.push_back(describe<C, Alg>("reduce", cs, p, n, r, "in place " + to));
+}
+
+template <class C, class Comm, class Alg>
+void check_allreduce(Comm& comm, const C& cs, std::size_t n, Alg alg, Depth depth, Failures& bad)
+{
+  using T = typename C::T;
+  const std::size_t r = comm.rank(), p = comm.size();
+  const auto send = cs.contribution(r, n);
+  const auto want = cs.fold(0, p - 1, 0, n);
+  std::vector<T> recv(n + 1, cs.poison);
+  if constexpr (is_default<Alg>) allreduce(comm, send, recv, cs.op);
+  else allreduce(comm, send, recv, cs.op, alg);
+  if (recv != with_tail(want, 1, cs.poison)) bad.push_back(describe<C, Alg>("allreduce", cs, p, n, r));
+  if constexpr (!std::is_same_v<Alg, allreduce_algorithm::Ring>) { // the ring refuses in place
+    if (depth == Depth::sweep) return;
+    std::vector<T> buf = send;
+    if constexpr (is_default<Alg>) allreduce(comm, buf, cs.op);
+    else allreduce(comm, buf, cs.op, alg);
+    if (buf != want) bad.push_back(describe<C, Alg>("allreduce", cs, p, n, r, "in place "));
+  }
+}
+
+/// reduce_scatter of blocks of m elements: rank r's contribution is its p*m elements.
+template <class C, class Comm, class Alg>
+void check_reduce_scatter(Comm& comm, const C& cs, std::size_t m, Alg alg, Depth depth, Failures& bad)
+{
+  using T = typename C::T;
+  const std::size_t r = comm.rank(), p = comm.size();
+  const auto send = cs.contribution(r, p * m);
+  const auto want = cs.fold(0, p - 1, r * m, m);
+  std::vector<T> recv(m + 1, cs.poison);
+  if constexpr (is_default<Alg>) reduce_scatter(comm, send, recv, cs.op);
+  else reduce_scatter(comm, send, recv, cs.op, alg);
+  if (recv != with_tail(want, 1, cs.poison)) bad.push_back(describe<C, Alg>("reduce_scatter", cs, p, m, r));
+  if (depth == Depth::sweep) return;
+  std::vector<T> buf = send;
+  if constexpr (is_default<Alg>) reduce_scatter(comm, buf, cs.op);
+  else reduce_scatter(comm, buf, cs.op, alg);
+  if (!std::equal(want.begin(), want.end(), buf.begin()))
+    bad.push_back(describe<C, Alg>("reduce_scatter", cs, p, m, r, "in place "));
+}
+
+/// scan and exscan, out of place and in place; exscan leaves rank 0's output alone.
+template <class C, class Comm, class Alg>
+void check_scan(Comm& comm, const C& cs, std::size_t n, Alg alg, Depth depth, Failures& bad)
+{
+  using T = typename C::T;
+  const std::size_t r = comm.rank(), p = comm.size();
+  const auto send = cs.contribution(r, n);
+  const auto inclusive = cs.fold(0, r, 0, n);
+  const auto exclusive = r == 0 ? std::vector<T>(n, cs.poison) : cs.fold(0, r - 1, 0, n);
+  std::vector<T> recv(n + 1, cs.poison);
+  if constexpr (is_default<Alg>) scan(comm, send, recv, cs.op);
+  else scan(comm, send, recv, cs.op, alg);
+  if (recv != with_tail(inclusive, 1, cs.poison)) bad.push_back(describe<C, Alg>("scan", cs, p, n, r));
+  std::vector<T> ex(n + 1, cs.poison);
+  if constexpr (is_default<Alg>) exscan(comm, send, ex, cs.op);
+  else exscan(comm, send, ex, cs.op, alg);
+  if (ex != with_tail(exclusive, 1, cs.poison)) bad.push_back(describe<C, Alg>("exscan", cs, p, n, r));
+  if (depth == Depth::sweep) return;
+  std::vector<T> buf = send;
+  if constexpr (is_default<Alg>) scan(comm, buf, cs.op);
+  else scan(comm, buf, cs.op, alg);
+  if (buf != inclusive) bad.push_back(describe<C, Alg>("scan", cs, p, n, r, "in place "));
+  buf = send;
+  if constexpr (is_default<Alg>) exscan(comm, buf, cs.op);
+  else exscan(comm, buf, cs.op, alg);
+  if (buf != (r == 0 ? send : exclusive)) bad.push_back(describe<C, Alg>("exscan", cs, p, n, r, "in place "));
+}
+
+/// Every reduction with the algorithms A that fit, for case cs and n elements (blocks of n
+/// for reduce_scatter). Depth::thorough: every root of roots_of(p), in place too.
+/// Depth::sweep: one root (first, middle or last by p), out of place, and for a commutative
+/// operator only the algorithms where commutativity matters (reduce's trees and chains are
+/// then rooted at the root; ring and dimensional need it).
+template <Algorithms A = Algorithms::all, class C, class Topo>
+void check_all(const Topo& topo, const C& cs, std::size_t n, Depth depth = Depth::thorough)
+{
+  const std::size_t p = topo.size();
+  const bool sweep = depth == Depth::sweep;
+  const bool skip_plain = sweep && C::commutative; // covered by the non-commutative sweep
+  report(run_on(topo, [&](auto& comm) {
+    Failures bad;
+    auto roots = roots_of(p);
+    if (sweep) roots = {roots[p % roots.size()]};
+    for (std::size_t root : roots)
+      for_each_reduce<C, A>(topo, [&](auto alg) { check_reduce(comm, cs, n, root, alg, depth, bad); });
+    for_each_allreduce<C, A>(topo, [&](auto alg) {
+      if (!skip_plain || uses_commutativity<decltype(alg)>) check_allreduce(comm, cs, n, alg, depth, bad);
+    });
+    for_each_reduce_scatter<C, A>(topo, [&](auto alg) {
+      if (!skip_plain || uses_commutativity<decltype(alg)>) check_reduce_scatter(comm, cs, n, alg, depth, bad);
+    });
+    if (!skip_plain) for_each_scan<C, A>(topo, [&](auto alg) { check_scan(comm, cs, n, alg, depth, bad); });
+    return bad;
+  }));
+}
+
+} // namespace
+
+TEST_CASE("reductions: every algorithm equals the left fold for p = 1..64", "[reductions]")
+{
+  // The matrix product (not commutative) runs every algorithm that takes any operator; int
+  // addition (commutative) the ones that need or exploit commutativity.
+  const auto mats = matrix_product();
+  const auto ints = int_plus();
+  for (std::size_t p : sweep_sizes()) {
+    INFO("p = " << p);
+    check_all(Ring<>{p}, mats, 3, Depth::sweep);
+    check_all(Ring<>{p}, ints, 3, Depth::sweep);
+  }
+}
+
+TEST_CASE("reductions: every operator, sizes 0, 1 and 7, in place too", "[reductions]")
+{
+  for (std::size_t p : {1, 2, 3, 4, 5, 7, 8, 12}) {
+    INFO("p = " << p);
+    for (std::size_t n : {0, 1, 7}) {
+      INFO("n = " << n);
+      check_all(Ring<>{p}, int_plus(), n);
+      check_all(Ring<>{p}, matrix_product(), n);
+      check_all<Algorithms::defaults>(Ring<>{p}, concatenation(), n);
+      check_all<Algorithms::defaults>(Ring<>{p}, long_multiplies(), n);
+      check_all<Algorithms::defaults>(Ring<>{p}, double_minimum(), n);
+      check_all<Algorithms::defaults>(Ring<>{p}, char_maximum(), n);
+      check_all<Algorithms::defaults>(Ring<>{p}, unsigned_xor(), n);
+      check_all<Algorithms::defaults>(Ring<>{p}, commutative_lambda(), n);
+    }
+  }
+  // Concatenation over many ranks: the rank order is spelled out in the result.
+  check_all<Algorithms::defaults>(Ring<>{33}, concatenation(), 2);
+  check_all<Algorithms::defaults>(Ring<>{64}, concatenation(), 1);
+}
+
+TEST_CASE("reductions: long vectors (4096 elements) take the long-message paths", "[reductions]")
+{
+  // Above 2 KiB the defaults switch: reduce to reduce-scatter + gather, allreduce to
+  // Rabenseifner.
+  const std::vector<std::size_t> ps = sanitized ? std::vector<std::size_t>{3, 8} : std::vector<std::size_t>{2, 3, 6, 8};
+  for (std::size_t p : ps) {
+    INFO("p = " << p);
+    check_all(Ring<>{p}, int_plus(), 4096);
+    check_all(Ring<>{p}, matrix_product(), 4096);
+  }
+}
+
+TEST_CASE("reductions: meshes, tori and hypercubes (dimensional algorithms)", "[reductions]")
+{
+  check_all(Mesh<>{3, 4}, matrix_product(), 5);
+  check_all(Mesh<>{4, 3}, matrix_product(), 2);
+  check_all(Mesh<>{1, 5}, matrix_product(), 3);
+  check_all(Torus{2, 3, 2}, int_plus(), 5);
+  check_all(Torus{2, 3, 2}, matrix_product(), 5);
+  check_all(Torus{1, 3, 4}, int_plus(), 3); // a 3x4 mesh, as a torus
+  check_all(Torus{3, 1, 3}, int_plus(), 3);
+  check_all(Torus{2, 2, 4}, matrix_product(), 3);
+  check_all(Hypercube<>{4}, matrix_product(), 5);
+  check_all(Hypercube<>{0}, matrix_product(), 5);
+}
+
+TEST_CASE("reductions: static topologies and their dynamic twins", "[reductions]")
+{
+  SECTION("Ring<5> and Ring<>{5}: the defaults on a static size that is not a power of two")
+  {
+    check_all<Algorithms::defaults>(Ring<5>{}, matrix_product(), 4);
+    check_all(Ring<>{5}, matrix_product(), 4);
+  }
+  SECTION("Mesh<3,4> and Mesh<>{3,4}")
+  {
+    check_all(Mesh<3, 4>{}, int_plus(), 4);
+    check_all(Mesh<>{3, 4}, matrix_product(), 4);
+  }
+  SECTION("Hypercube<3> and Hypercube<>{3}")
+  {
+    check_all(Hypercube<3>{}, int_plus(), 4);
+    check_all(Hypercube<>{3}, matrix_product(), 4);
+  }
+  SECTION("static roots")
+  {
+    const auto cs = matrix_product();
+    const auto got = run_on(Ring<6>{}, [&](auto& comm) {
+      const auto send = cs.contribution(comm.rank(), 3);
+      std::vector<Mat> a(3, cs.poison), b(3, cs.poison), c(3, cs.poison);
+      reduce(comm, send, a, cs.op, root_c<5>);
+      reduce(comm, send, b, cs.op, root_c<0>, reduce_algorithm::ring);
+      reduce(comm, send, c, cs.op, root_c<3>, reduce_algorithm::reduce_scatter_gather);
+      const auto want = cs.fold(0, 5, 0, 3);
+      const std::vector<Mat> untouched(3, cs.poison);
+      return (a == (comm.rank() == 5 ? want : untouched)) && (b == (comm.rank() == 0 ? want : untouched)) &&
+             (c == (comm.rank() == 3 ? want : untouched));
+    });
+    for (std::size_t r = 0; r < 6; ++r) CHECK(got[r]);
+  }
+}
+
+TEST_CASE("reduce: ranks other than the root may pass an empty receive range", "[reductions]")
+{
+  const auto cs = matrix_product();
+  for (std::size_t p : {1, 5, 8}) {
+    for (std::size_t n : {1, 600}) { // 600 matrices: the default takes reduce-scatter + gather
+      INFO("p = " << p << ", n = " << n);
+      report(run_on(Ring<>{p}, [&](auto& comm) {
+        Failures bad;
+        const std::size_t r = comm.rank();
+        for (std::size_t root : roots_of(p))
+          for_each_reduce<decltype(cs), Algorithms::all>(comm.topology(), [&](auto alg) {
+            using Alg = decltype(alg);
+            const auto send = cs.contribution(r, n);
+            std::vector<Mat> recv(r == root ? n : 0, cs.poison);
+            if constexpr (is_default<Alg>) reduce(comm, send, recv, cs.op, root);
+            else reduce(comm, send, recv, cs.op, root, alg);
+            if (r == root && recv != cs.fold(0, p - 1, 0, n))
+              bad.push_back(describe<decltype(cs), Alg>("reduce", cs, p, n, r, "(empty elsewhere) "));
+          });
+        return bad;
+      }));
+    }
+  }
+}
+
+namespace {
+
+/// Values whose sums round differently in every order.
+double fp_value(std::size_t r, std::size_t i)
+{
+  return (1.0 + 1e-3 * static_cast<double>(i)) / static_cast<double>(3 + r * 7 + i % 13) *
+         (r % 2 == 0 ? 1.0 : -0.999999);
+}
+
+/// Runs every allreduce algorithm on fp_value data with op and returns, per rank, the
+/// results of all algorithms back to back (out of place, then in place where allowed).
+template <class Op>
+std::vector<std::vector<double>> fp_allreduce(std::size_t p, std::size_t n, Op op)
+{
+  using C = Case<double, Op>;
+  return run_on(Ring<>{p}, [&](auto& comm) {
+    std::vector<double> all;
+    std::vector<double> send(n);
+    for (std::size_t i = 0; i < n; ++i) send[i] = fp_value(comm.rank(), i);
+    for_each_allreduce<C, Algorithms::all>(comm.topology(), [&](auto alg) {
+      std::vector<double> recv(n);
+      allreduce(comm, send, recv, op, alg);
+      all.insert(all.end(), recv.begin(), recv.end());
+      if constexpr (!std::is_same_v<decltype(alg), allreduce_algorithm::Ring>) {
+        std::vector<double> buf = send;
+        allreduce(comm, buf, op, alg);
+        all.insert(all.end(), buf.begin(), buf.end());
+      }
+    });
+    return all;
+  });
+}
+
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b)
+{
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+}
+
+} // namespace
+
+TEST_CASE("allreduce: floating point is bit-identical on every rank and every run", "[reductions][allreduce]")
+{
+  // A non-commutative, non-associative operator too: whatever tree an algorithm uses, every
+  // rank must end with the same bits.
+  const auto skewed = [](const double& a, const double& b) { return a * 0.75 + b; };
+  for (std::size_t p : {2, 3, 5, 6, 7, 8, 12, 13, 16}) {
+    for (std::size_t n : {1, 7, 1000}) {
+      INFO("p = " << p << ", n = " << n);
+      const auto first = fp_allreduce(p, n, std::plus<double>{});
+      const auto second = fp_allreduce(p, n, std::plus<double>{});
+      for (std::size_t r = 0; r < p; ++r) {
+        INFO("rank " << r);
+        CHECK(same_bits(first[r], first[0]));
+        CHECK(same_bits(second[r], first[r]));
+      }
+      // And it is the sum (to rounding).
+      for (std::size_t i = 0; i < n; ++i) {
+        double sum = 0;
+        for (std::size_t r = 0; r < p; ++r) sum += fp_value(r, i);
+        CHECK(first[0][i] == Approx(sum).epsilon(1e-12).margin(1e-15));
+      }
+      const auto a = fp_allreduce(p, n, skewed);
+      const auto b = fp_allreduce(p, n, skewed);
+      for (std::size_t r = 0; r < p; ++r) {
+        INFO("rank " << r << " (non-commutative operator)");
+        CHECK(same_bits(a[r], a[0]));
+        CHECK(same_bits(b[r], a[r]));
+      }
+    }
+  }
+}
+
+namespace {
+
+/// Per-rank outcome of a call that every rank must refuse.
+struct Refusal {
+  std::string what;
+  bool untouched = false;
+};
+
+/// Every rank calls call(comm, send, recv) with send of ns and recv of nr elements; each
+/// must throw std::invalid_argument whose message contains `words`, leaving both alone.
+template <class Topo, class Call>
+void check_refused(const Topo& topo, std::size_t ns, std::size_t nr, const std::string& words, Call call)
+{
+  const auto got = run_on(topo, [&](auto& comm) {
+    Refusal o;
+    std::vector<int> send(ns), recv(nr, -5);
+    for (std::size_t i = 0; i < ns; ++i) send[i] = static_cast<int>(comm.rank() * 100 + i);
+    const auto send0 = send, recv0 = recv;
+    try {
+      call(comm, send, recv);
+      o.what = "nothing thrown";
+    } catch (const std::invalid_argument& e) {
+      o.what = e.what();
+    }
+    o.untouched = send == send0 && recv == recv0;
+    return o;
+  });
+  for (std::size_t r = 0; r < got.size(); ++r) {
+    INFO("rank " << r);
+    CHECK_THAT(got[r].what, Contains(words));
+    CHECK(got[r].untouched);
+  }
+}
+
+} // namespace
+
+TEST_CASE("reductions: bad input throws std::invalid_argument and writes nothing", "[reductions]")
+{
+  const std::plus<int> plus;
+  const auto noncommutative = [](const int& a, const int& b) { return a - b; };
+  const Ring<> ring{4};
+  SECTION("allreduce: receive range too small")
+  {
+    check_refused(ring, 5, 4, "collectives::allreduce: the receive range has 4 elements, needs 5",
+                  [&](auto& comm, auto& s, auto& r) { allreduce(comm, s, r, plus); });
+    check_refused(ring, 5, 4, "collectives::allreduce: the receive range has 4 elements, needs 5",
+                  [&](auto& comm, auto& s, auto& r) {
+                    allreduce(comm, s, r, noncommutative, allreduce_algorithm::rabenseifner);
+                  });
+  }
+  SECTION("allreduce(ring) in place")
+  {
+    check_refused(ring, 5, 8, "collectives::allreduce(ring): the ring algorithm does not work in place",
+                  [&](auto& comm, auto&, auto& r) { allreduce(comm, r, plus, allreduce_algorithm::ring); });
+  }
+  SECTION("reduce_scatter: sizes")
+  {
+    check_refused(ring, 10, 3, "collectives::reduce_scatter: the send range has 10 elements, not a multiple of p = 4",
+                  [&](auto& comm, auto& s, auto& r) { reduce_scatter(comm, s, r, plus); });
+    check_refused(ring, 12, 2, "collectives::reduce_scatter: the receive range has 2 elements, needs 3",
+                  [&](auto& comm, auto& s, auto& r) {
+                    reduce_scatter(comm, s, r, noncommutative, reduce_scatter_algorithm::pairwise);
+                  });
+    check_refused(ring, 12, 10, "collectives::reduce_scatter: the send range has 10 elements, not a multiple of p = 4",
+                  [&](auto& comm, auto&, auto& r) { reduce_scatter(comm, r, plus); }); // in place
+  }
+  SECTION("reduce_scatter(recursive_halving) and scan(hypercube) on p = 6")
+  {
+    check_refused(Ring<>{6}, 12, 2,
+                  "collectives::reduce_scatter(recursive_halving): needs a power-of-two number of ranks",
+                  [&](auto& comm, auto& s, auto& r) {
+                    reduce_scatter(comm, s, r, plus, reduce_scatter_algorithm::recursive_halving);
+                  });
+    check_refused(Ring<>{6}, 3, 3, "collectives::scan(hypercube): needs a power-of-two number of ranks",
+                  [&](auto& comm, auto& s, auto& r) { scan(comm, s, r, plus, scan_algorithm::hypercube); });
+    check_refused(Ring<>{6}, 3, 3, "collectives::reduce: needs a power-of-two number of ranks",
+                  [&](auto& comm, auto& s, auto& r) { reduce(comm, s, r, plus, 0, reduce_algorithm::hypercube); });
+  }
+  SECTION("scan and exscan: receive range too small")
+  {
+    check_refused(ring, 3, 2, "collectives::scan: the receive range has 2 elements, needs 3",
+                  [&](auto& comm, auto& s, auto& r) { scan(comm, s, r, plus); });
+    check_refused(ring, 3, 2, "collectives::exscan: the receive range has 2 elements, needs 3",
+                  [&](auto& comm, auto& s, auto& r) { exscan(comm, s, r, noncommutative, scan_algorithm::ring); });
+  }
+  SECTION("reduce: a bad root")
+  {
+    check_refused(ring, 3, 3, "collectives::reduce: root 4 is not a rank of a communicator of 4",
+                  [&](auto& comm, auto& s, auto& r) { reduce(comm, s, r, plus, 4); });
+    check_refused(ring, 3, 3, "collectives::reduce: the root is negative",
+                  [&](auto& comm, auto&, auto& r) { reduce(comm, r, plus, -1); }); // in place
+  }
+}
+
+TEST_CASE("reduce: a root's receive range too small throws before anything is written", "[reductions]")
+{
+  // Only the root can tell; the team releases the others and Team::run rethrows.
+  constexpr std::size_t p = 4, n = 5, root = 1;
+  std::vector<std::vector<int>> send(p, std::vector<int>(n, 3)), recv(p);
+  for (std::size_t r = 0; r < p; ++r) recv[r].assign(r == root ? n - 1 : n, -5);
+  const auto recv0 = recv;
+  threads::Team team{p};
+  CHECK_THROWS_MATCHES(team.run([&](threads::Endpoint& ep) {
+    Communicator<threads::Endpoint, Ring<>> comm{ep, Ring<>{p}};
+    reduce(comm, send[ep.rank()], recv[ep.rank()], std::plus<int>{}, root);
+  }),
+                       std::invalid_argument,
+                       Catch::Matchers::Message("collectives::reduce: the root's receive range has 4 elements, needs 5"));
+  CHECK(recv[root] == recv0[root]);
+}

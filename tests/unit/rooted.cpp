@@ -1,0 +1,418 @@
+// The rooted copy collectives, front ends: broadcast, scatter and gather with every
+// algorithm against the serial reference (every p to 64, roots first, middle and last),
+// over sizes 0, 1, 7 and 4096 and element types char, double and Particle; static
+// topologies and their dynamic twins, static roots (root_c), and bad roots refused
+// before anything is written.
+
+#include <catch2/catch.hpp>
+
+#include "../support/harness.hpp"
+
+#include <array>
+#include <cstddef>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace collectives;
+using namespace collectives::testing;
+using Catch::Matchers::Contains;
+
+// TSan and ASan run 64-thread teams 10-20x slower: there the full p sweep keeps every p to
+// 17 and the sizes around powers of two (the interplay the sanitizers check is the same).
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define COLLECTIVES_ROOTED_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define COLLECTIVES_ROOTED_TEST_SANITIZED 1
+#endif
+#endif
+#ifndef COLLECTIVES_ROOTED_TEST_SANITIZED
+#define COLLECTIVES_ROOTED_TEST_SANITIZED 0
+#endif
+
+namespace {
+
+constexpr bool sanitized = COLLECTIVES_ROOTED_TEST_SANITIZED != 0;
+
+/// The p of the full sweep (all of 1..64, trimmed under the sanitizers).
+std::vector<std::size_t> sweep_sizes()
+{
+  std::vector<std::size_t> ps;
+  for (std::size_t p = 1; p <= 64; ++p)
+    if (!sanitized || p <= 17 || p == 31 || p == 32 || p == 33 || p == 63 || p == 64) ps.push_back(p);
+  return ps;
+}
+
+/// Roots first, middle and last, without repeats.
+std::vector<std::size_t> roots_of(std::size_t p)
+{
+  std::vector<std::size_t> roots{0};
+  if (p / 2 != 0) roots.push_back(p / 2);
+  if (p - 1 != 0 && p - 1 != p / 2) roots.push_back(p - 1);
+  return roots;
+}
+
+/// What went wrong on the ranks: Catch2's assertions are not thread-safe, so the ranks
+/// collect failures and the main thread reports them.
+using Failures = std::vector<std::string>;
+
+void report(const std::vector<Failures>& per_rank)
+{
+  std::size_t n = 0;
+  for (const auto& f : per_rank)
+    for (const auto& what : f) {
+      if (++n <= 20) FAIL_CHECK(what); // the first few tell the story
+    }
+  CHECK(n == 0);
+}
+
+std::string describe(const char* call, const char* alg, const char* type, std::size_t p, std::size_t n,
+                     std::size_t root, std::size_t rank)
+{
+  return std::string(call) + "(" + alg + ") on " + type + ": p = " + std::to_string(p) + ", n = " +
+         std::to_string(n) + ", root = " + std::to_string(root) + ", wrong on rank " + std::to_string(rank);
+}
+
+template <class T>
+const char* type_name()
+{
+  if constexpr (std::is_same_v<T, char>) return "char";
+  else if constexpr (std::is_same_v<T, double>) return "double";
+  else return "Particle";
+}
+
+/// n values of rank `owner`.
+template <class T>
+std::vector<T> values(std::size_t owner, std::size_t n)
+{
+  std::vector<T> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = make_value<T>(owner, i);
+  return v;
+}
+
+/// True when a hypercube algorithm may be named on Topo (a static size that is not a power
+/// of two is a compile error) and p fits it at run time.
+template <class Topo>
+bool hypercube_fits(const Topo& topo)
+{
+  return detail::is_power_of_two(topo.size());
+}
+
+/// Calls f(tag) for every broadcast algorithm that fits topo.
+template <class Topo, class F>
+void for_each_broadcast(const Topo& topo, F f)
+{
+  namespace alg = broadcast_algorithm;
+  f(alg::binomial);
+  constexpr std::size_t P = static_size_v<Topo>;
+  if constexpr (P == dynamic_extent || detail::is_power_of_two(P))
+    if (hypercube_fits(topo)) f(alg::hypercube);
+  f(alg::dimensional);
+  f(alg::ring);
+  f(alg::scatter_allgather);
+  f(alg::automatic);
+}
+
+/// Calls f(tag) for every scatter/gather algorithm that fits topo (the tags are shared).
+template <class Topo, class F>
+void for_each_personalized(const Topo& topo, F f)
+{
+  namespace alg = rooted_algorithm;
+  f(alg::binomial);
+  constexpr std::size_t P = static_size_v<Topo>;
+  if constexpr (P == dynamic_extent || detail::is_power_of_two(P))
+    if (hypercube_fits(topo)) f(alg::hypercube);
+  f(alg::dimensional);
+  f(alg::ring);
+  f(alg::automatic);
+}
+
+/// On this rank: broadcast n values of T from `root` with `alg`; record a mismatch.
+/// `root_arg` is the root as passed (an integer or a root_c).
+template <class T, class Comm, class Root, class Alg>
+void check_broadcast(Comm& comm, std::size_t n, std::size_t root, Root root_arg, Alg alg, Failures& bad)
+{
+  const std::size_t r = comm.rank();
+  std::vector<T> buf = r == root ? values<T>(root, n) : std::vector<T>(n, poison<T>());
+  if constexpr (std::is_same_v<Alg, broadcast_algorithm::Default>) broadcast(comm, buf, root_arg);
+  else broadcast(comm, buf, root_arg, alg);
+  if (buf != values<T>(root, n)) bad.push_back(describe("broadcast", Alg::name, type_name<T>(), comm.size(), n, root, r));
+}
+
+/// On this rank: scatter blocks of m values from `root`: block j of the root's send is
+/// values(j); non-roots pass an empty send range.
+template <class T, class Comm, class Root, class Alg>
+void check_scatter(Comm& comm, std::size_t m, std::size_t root, Root root_arg, Alg alg, Failures& bad)
+{
+  const std::size_t r = comm.rank(), p = comm.size();
+  std::vector<T> send;
+  if (r == root)
+    for (std::size_t j = 0; j < p; ++j) {
+      const auto block = values<T>(j, m);
+      send.insert(send.end(), block.begin(), block.end());
+    }
+  std::vector<T> recv(m, poison<T>());
+  if constexpr (std::is_same_v<Alg, rooted_algorithm::Default>) scatter(comm, send, recv, root_arg);
+  else scatter(comm, send, recv, root_arg, alg);
+  if (recv != values<T>(r, m)) bad.push_back(describe("scatter", Alg::name, type_name<T>(), p, m, root, r));
+}
+
+/// On this rank: gather blocks of m values (rank j's is values(j)) at `root`; non-roots
+/// pass an empty receive range.
+template <class T, class Comm, class Root, class Alg>
+void check_gather(Comm& comm, std::size_t m, std::size_t root, Root root_arg, Alg alg, Failures& bad)
+{
+  const std::size_t r = comm.rank(), p = comm.size();
+  const std::vector<T> send = values<T>(r, m);
+  std::vector<T> recv(r == root ? p * m : 0, poison<T>());
+  if constexpr (std::is_same_v<Alg, rooted_algorithm::Default>) gather(comm, send, recv, root_arg);
+  else gather(comm, send, recv, root_arg, alg);
+  if (r != root) return;
+  std::vector<T> want;
+  for (std::size_t j = 0; j < p; ++j) {
+    const auto block = values<T>(j, m);
+    want.insert(want.end(), block.begin(), block.end());
+  }
+  if (recv != want) bad.push_back(describe("gather", Alg::name, type_name<T>(), p, m, root, r));
+}
+
+/// Every algorithm of the three collectives with every root in roots_of(p), n values of T.
+template <class T, class Topo>
+void check_all(const Topo& topo, std::size_t n)
+{
+  const std::size_t p = topo.size();
+  report(run_on(topo, [&](auto& comm) {
+    Failures bad;
+    for (std::size_t root : roots_of(p)) {
+      for_each_broadcast(topo, [&](auto alg) { check_broadcast<T>(comm, n, root, root, alg, bad); });
+      for_each_personalized(topo, [&](auto alg) {
+        check_scatter<T>(comm, n, root, root, alg, bad);
+        check_gather<T>(comm, n, root, root, alg, bad);
+      });
+    }
+    return bad;
+  }));
+}
+
+} // namespace
+
+TEST_CASE("rooted: every broadcast, scatter and gather algorithm for p = 1..64, every root kind", "[rooted]")
+{
+  for (std::size_t p : sweep_sizes()) {
+    INFO("p = " << p);
+    check_all<char>(Ring<>{p}, 7);
+  }
+}
+
+TEST_CASE("rooted: sizes 0, 1, 7 and 4096 of char, double and Particle", "[rooted]")
+{
+  for (std::size_t p : {1, 2, 3, 4, 5, 8, 12, 13}) {
+    INFO("p = " << p);
+    for (std::size_t n : {0, 1, 7}) {
+      check_all<char>(Ring<>{p}, n);
+      check_all<double>(Ring<>{p}, n);
+      check_all<Particle>(Ring<>{p}, n);
+    }
+  }
+  // Long messages: the broadcast default switches to scatter + all-gather at 12 KiB (p >= 8).
+  const std::vector<std::size_t> ps = sanitized ? std::vector<std::size_t>{5, 8} : std::vector<std::size_t>{2, 5, 8, 9};
+  for (std::size_t p : ps) {
+    INFO("p = " << p << ", n = 4096");
+    check_all<double>(Ring<>{p}, 4096);
+  }
+  check_all<Particle>(Ring<>{8}, 4096);
+  check_all<char>(Ring<>{3}, 4096);
+}
+
+TEST_CASE("rooted: dimensional trees on meshes, tori and hypercubes", "[rooted]")
+{
+  check_all<double>(Mesh<>{3, 4}, 7);
+  check_all<double>(Mesh<>{4, 3}, 7);
+  check_all<double>(Mesh<>{1, 5}, 7);
+  check_all<double>(Torus{2, 3, 2}, 7);
+  check_all<Particle>(Torus{3, 1, 3}, 5);
+  check_all<double>(Hypercube<>{4}, 7);
+  check_all<double>(Hypercube<>{0}, 7);
+  // Every root of a mesh: the phases run relative to the root's row and column.
+  report(run_on(Mesh<>{3, 4}, [](auto& comm) {
+    Failures bad;
+    for (std::size_t root = 0; root < 12; ++root) {
+      check_broadcast<char>(comm, 3, root, root, broadcast_algorithm::dimensional, bad);
+      check_scatter<char>(comm, 3, root, root, scatter_algorithm::dimensional, bad);
+      check_gather<char>(comm, 3, root, root, gather_algorithm::dimensional, bad);
+    }
+    return bad;
+  }));
+}
+
+namespace {
+
+/// Static topology Topo and its dynamic twin: every algorithm with integer roots; on the
+/// static one also the static roots root_c<R> and root_c<P-1>.
+template <class Topo, std::size_t R, class Dynamic>
+void check_twins(const Dynamic& dyn)
+{
+  constexpr std::size_t P = static_size_v<Topo>;
+  static_assert(P != dynamic_extent && R < P);
+  REQUIRE(dyn.size() == P);
+  check_all<Particle>(Topo{}, 3);
+  check_all<Particle>(dyn, 3);
+  const Topo topo{};
+  report(run_on(topo, [&](auto& comm) {
+    Failures bad;
+    auto each_root = [&](auto root_arg) {
+      constexpr std::size_t root = decltype(root_arg)::value;
+      for_each_broadcast(topo, [&](auto alg) { check_broadcast<double>(comm, 5, root, root_arg, alg, bad); });
+      for_each_personalized(topo, [&](auto alg) {
+        check_scatter<double>(comm, 5, root, root_arg, alg, bad);
+        check_gather<double>(comm, 5, root, root_arg, alg, bad);
+      });
+    };
+    each_root(root_c<R>);
+    each_root(root_c<P - 1>);
+    return bad;
+  }));
+}
+
+} // namespace
+
+TEST_CASE("rooted: static topologies, their dynamic twins and static roots", "[rooted]")
+{
+  SECTION("Ring<5> and Ring<>{5}") { check_twins<Ring<5>, 2>(Ring<>{5}); }
+  SECTION("Mesh<3,4> and Mesh<>{3,4}") { check_twins<Mesh<3, 4>, 6>(Mesh<>{3, 4}); }
+  SECTION("Hypercube<3> and Hypercube<>{3}") { check_twins<Hypercube<3>, 5>(Hypercube<>{3}); }
+  SECTION("Ring<1>: the root is the only rank") { check_twins<Ring<1>, 0>(Ring<>{1}); }
+}
+
+TEST_CASE("rooted: std::array and std::span buffers", "[rooted]")
+{
+  const auto got = run_on(Ring<4>{}, [](auto& comm) {
+    std::array<double, 6> buf{};
+    buf.fill(comm.rank() == 3 ? 2.5 : poison<double>());
+    broadcast(comm, buf, root_c<3>);
+    std::array<int, 2> piece{};
+    std::array<int, 8> all{};
+    if (comm.rank() == 1)
+      for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(10 * i);
+    scatter(comm, std::span<const int>(all), std::span<int>(piece), 1, scatter_algorithm::ring);
+    std::array<int, 8> back{};
+    gather(comm, piece, back, root_c<2>, gather_algorithm::hypercube);
+    bool ok = true;
+    for (double x : buf) ok = ok && x == 2.5;
+    ok = ok && piece[0] == static_cast<int>(20 * comm.rank()) && piece[1] == static_cast<int>(20 * comm.rank() + 10);
+    if (comm.rank() == 2)
+      for (std::size_t i = 0; i < back.size(); ++i) ok = ok && back[i] == static_cast<int>(10 * i);
+    return ok;
+  });
+  for (std::size_t r = 0; r < 4; ++r) CHECK(got[r]);
+}
+
+namespace {
+
+/// Every rank calls `call(comm, buffers)`, which must throw std::invalid_argument whose
+/// message names `name`, leaving the buffers as they were.
+template <class Topo, class Call>
+void check_refused(const Topo& topo, const char* name, Call call)
+{
+  const std::size_t p = topo.size();
+  struct Outcome {
+    std::string what;
+    bool untouched = false;
+  };
+  const auto got = run_on(topo, [&](auto& comm) {
+    Outcome o;
+    std::vector<double> a = values<double>(comm.rank(), 3 * p), b(3 * p, poison<double>());
+    const auto a0 = a, b0 = b;
+    try {
+      call(comm, a, b);
+      o.what = "nothing thrown";
+    } catch (const std::invalid_argument& e) {
+      o.what = e.what();
+    }
+    o.untouched = a == a0 && b == b0;
+    return o;
+  });
+  for (std::size_t r = 0; r < p; ++r) {
+    INFO("rank " << r);
+    CHECK_THAT(got[r].what, Contains(name));
+    CHECK(got[r].untouched);
+  }
+}
+
+} // namespace
+
+TEST_CASE("rooted: a bad root throws std::invalid_argument naming the call, writing nothing", "[rooted]")
+{
+  const auto too_big = [](std::size_t p) { return p; };
+  for (const auto& topo : {Ring<>{5}, Ring<>{1}}) {
+    const std::size_t bad = too_big(topo.size());
+    check_refused(topo, "collectives::broadcast: root", [&](auto& comm, auto& a, auto&) { broadcast(comm, a, bad); });
+    check_refused(topo, "collectives::broadcast: root", [&](auto& comm, auto& a, auto&) {
+      broadcast(comm, a, bad, broadcast_algorithm::scatter_allgather);
+    });
+    check_refused(topo, "collectives::scatter: root", [&](auto& comm, auto& a, auto& b) {
+      scatter(comm, a, std::span<double>(b).first(3), bad, scatter_algorithm::ring);
+    });
+    check_refused(topo, "collectives::gather: root", [&](auto& comm, auto& a, auto& b) {
+      gather(comm, std::span<const double>(a).first(3), b, bad);
+    });
+  }
+  // Negative roots (signed integers) are refused as such.
+  check_refused(Ring<>{4}, "collectives::broadcast: the root is negative",
+                [](auto& comm, auto& a, auto&) { broadcast(comm, a, -1); });
+  check_refused(Ring<>{4}, "collectives::gather: the root is negative",
+                [](auto& comm, auto& a, auto& b) { gather(comm, std::span<const double>(a).first(3), b, -2); });
+  check_refused(Ring<>{4}, "collectives::scatter: the root is negative",
+                [](auto& comm, auto& a, auto& b) { scatter(comm, a, std::span<double>(b).first(3), -3); });
+  // A dynamic topology with a static root: checked at run time.
+  check_refused(Mesh<>{2, 2}, "collectives::broadcast: root 4 is not a rank of a communicator of 4",
+                [](auto& comm, auto& a, auto&) { broadcast(comm, a, root_c<4>); });
+  // The hypercube algorithm on a p that is not a power of two.
+  check_refused(Ring<>{6}, "collectives::broadcast", [](auto& comm, auto& a, auto&) {
+    broadcast(comm, a, 0, broadcast_algorithm::hypercube);
+  });
+  check_refused(Ring<>{6}, "collectives::scatter", [](auto& comm, auto& a, auto& b) {
+    scatter(comm, a, std::span<double>(b).first(3), 0, scatter_algorithm::hypercube);
+  });
+  check_refused(Ring<>{6}, "collectives::gather", [](auto& comm, auto& a, auto& b) {
+    gather(comm, std::span<const double>(a).first(3), b, 0, gather_algorithm::hypercube);
+  });
+}
+
+TEST_CASE("rooted: a root's buffer too small throws before anything is written", "[rooted]")
+{
+  // Only the root can tell; the others, already waiting, are released by the team and the
+  // root's exception comes out of Team::run.
+  constexpr std::size_t p = 4, m = 3, root = 2;
+  std::vector<std::vector<double>> send(p), recv(p);
+  for (std::size_t r = 0; r < p; ++r) {
+    send[r] = values<double>(r, r == root ? p * m - 1 : m);
+    recv[r].assign(r == root ? p * m - 1 : m, poison<double>());
+  }
+  const auto send0 = send, recv0 = recv;
+  auto run = [&](auto body) {
+    threads::Team team{p};
+    team.run([&](threads::Endpoint& ep) {
+      Communicator<threads::Endpoint, Ring<p>> comm{ep, Ring<p>{}};
+      body(comm);
+    });
+  };
+  using Catch::Matchers::Message;
+  CHECK_THROWS_MATCHES(run([&](auto& comm) {
+    scatter(comm, send[comm.rank()], std::span<double>(recv[comm.rank()]).first(m), root);
+  }),
+                       std::invalid_argument,
+                       Message("collectives::scatter: the root's send range has 11 elements, needs p*m = 12"));
+  CHECK(recv[root] == recv0[root]);
+  CHECK(send == send0);
+  CHECK_THROWS_MATCHES(run([&](auto& comm) {
+    gather(comm, std::span<const double>(send[comm.rank()]).first(m), recv[comm.rank()], root_c<root>,
+           gather_algorithm::ring);
+  }),
+                       std::invalid_argument,
+                       Message("collectives::gather: the root's receive range has 11 elements, needs p*m = 12"));
+  CHECK(recv[root] == recv0[root]);
+  CHECK(send == send0);
+}

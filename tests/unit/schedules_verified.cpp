@@ -1,0 +1,423 @@
+// The verifier on every schedule of the broadcast, scatter, gather, reduce, all-gather,
+// reduce-scatter, all-reduce and scan families: static_assert(verify(...).ok) for every
+// p = 1..8 with roots first, middle and last (and every root where it is cheap), the same
+// checks at run time for every p to 64 and a few up to 512; and the verifier refusing a
+// schedule that reorders a non-commutative reduction.
+
+#include <catch2/catch.hpp>
+
+#include <collectives/collectives.hpp>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+using namespace collectives;
+using Catch::Matchers::Contains;
+
+// TSan makes the single-threaded verifier ~10x slower; under it the run-time sweep stops
+// earlier (the code it checks is the same).
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define COLLECTIVES_SCHEDULES_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define COLLECTIVES_SCHEDULES_TEST_SANITIZED 1
+#endif
+#endif
+#ifndef COLLECTIVES_SCHEDULES_TEST_SANITIZED
+#define COLLECTIVES_SCHEDULES_TEST_SANITIZED 0
+#endif
+
+namespace {
+
+constexpr bool sanitized = COLLECTIVES_SCHEDULES_TEST_SANITIZED != 0;
+
+// ---------------------------------------------------------------------------------------
+// Loops for constant evaluation: each proves make(...) for a range of p (and roots).
+// ---------------------------------------------------------------------------------------
+
+/// verify(make(p)) for p = lo..hi.
+template <class Make>
+constexpr bool every_p(std::size_t lo, std::size_t hi, Make make)
+{
+  for (std::size_t p = lo; p <= hi; ++p)
+    if (!verify(make(p)).ok) return false;
+  return true;
+}
+
+/// verify(make(p)) for the powers of two p = 1, 2, 4, ... up to hi.
+template <class Make>
+constexpr bool every_power_of_two(std::size_t hi, Make make)
+{
+  for (std::size_t p = 1; p <= hi; p *= 2)
+    if (!verify(make(p)).ok) return false;
+  return true;
+}
+
+/// verify(make(Ring<P>{})) for each P: the power-of-two schedules check their size in the
+/// constructor, which is a constant expression only for a static size.
+template <std::size_t... P, class Make>
+constexpr bool every_static_ring(Make make)
+{
+  return (verify(make(Ring<P>{})).ok && ...);
+}
+
+/// verify(make(p, root)) for p = lo..hi and roots first, middle and last.
+template <class Make>
+constexpr bool every_p_and_root(std::size_t lo, std::size_t hi, Make make)
+{
+  for (std::size_t p = lo; p <= hi; ++p)
+    for (std::size_t root : {std::size_t{0}, p / 2, p - 1})
+      if (!verify(make(p, root)).ok) return false;
+  return true;
+}
+
+/// verify(make(root)) for every root of p ranks.
+template <class Make>
+constexpr bool every_root(std::size_t p, Make make)
+{
+  for (std::size_t root = 0; root < p; ++root)
+    if (!verify(make(root)).ok) return false;
+  return true;
+}
+
+// A few mesh, torus and hypercube shapes for the per-dimension schedules.
+constexpr Torus<dynamic_extent, dynamic_extent> mesh23{2, 3};
+constexpr Torus<dynamic_extent, dynamic_extent> mesh32{3, 2};
+constexpr Torus<dynamic_extent, dynamic_extent, dynamic_extent> torus222{2, 2, 2};
+constexpr Torus<dynamic_extent, dynamic_extent, dynamic_extent> torus131{1, 3, 1};
+
+} // namespace
+
+// ---------------------------------------------------------------------------------------
+// Broadcast.
+// ---------------------------------------------------------------------------------------
+
+static_assert(every_p_and_root(1, 8, [](std::size_t p, std::size_t root) {
+  return BroadcastTreeSchedule(p, ring_shape(p), root, 2);
+}));
+static_assert(every_power_of_two(8, [](std::size_t p) { return BroadcastTreeSchedule(p, bits_shape(p), p - 1); }));
+static_assert(every_root(8, [](std::size_t root) { return BroadcastTreeSchedule(8, bits_shape(8), root); }));
+static_assert(every_root(6, [](std::size_t root) { return BroadcastTreeSchedule(6, topology_shape(mesh23), root); }));
+static_assert(every_root(6, [](std::size_t root) { return BroadcastTreeSchedule(6, topology_shape(mesh32), root); }));
+static_assert(every_root(8, [](std::size_t root) { return BroadcastTreeSchedule(8, topology_shape(torus222), root); }));
+static_assert(verify(BroadcastTreeSchedule(8, topology_shape(Hypercube<3>{}), 5)).ok);
+static_assert(verify(BroadcastTreeSchedule(3, topology_shape(torus131), 2)).ok);
+static_assert(every_p_and_root(1, 8, [](std::size_t p, std::size_t root) { return BroadcastRingSchedule(p, root, 3); }));
+static_assert(every_p_and_root(1, 6, [](std::size_t p, std::size_t root) {
+  return broadcast_scatter_allgather_schedule(p, root);
+}));
+static_assert(every_p_and_root(7, 8, [](std::size_t p, std::size_t root) { // clang's constexpr step limit
+  return broadcast_scatter_allgather_schedule(p, root);
+}));
+
+// The binomial tree takes ceil(log2 p) steps; the ring floor(p/2).
+static_assert(BroadcastTreeSchedule(5, ring_shape(5), 0).num_steps() == 3);
+static_assert(BroadcastTreeSchedule(8, bits_shape(8), 0).num_steps() == 3);
+static_assert(BroadcastTreeSchedule(6, topology_shape(mesh23), 0).num_steps() == 1 + 2);
+static_assert(BroadcastRingSchedule(7, 0).num_steps() == 3);
+static_assert(send_partner(BroadcastTreeSchedule(8, ring_shape(8), 0), 0, 0) == 4);
+static_assert(send_partner(BroadcastTreeSchedule(8, bits_shape(8), 5), 5, 0) == 1); // highest bit first
+
+// ---------------------------------------------------------------------------------------
+// Scatter and gather.
+// ---------------------------------------------------------------------------------------
+
+static_assert(every_p_and_root(1, 8, [](std::size_t p, std::size_t root) {
+  return ScatterTreeSchedule(p, ring_shape(p), root);
+}));
+static_assert(every_root(8, [](std::size_t root) { return ScatterTreeSchedule(8, bits_shape(8), root); }));
+static_assert(every_root(6, [](std::size_t root) { return ScatterTreeSchedule(6, topology_shape(mesh23), root); }));
+static_assert(every_root(8, [](std::size_t root) { return ScatterTreeSchedule(8, topology_shape(torus222), root); }));
+static_assert(every_p_and_root(1, 8, [](std::size_t p, std::size_t root) { return ScatterRingSchedule(p, root); }));
+
+static_assert(every_p_and_root(1, 8, [](std::size_t p, std::size_t root) {
+  return GatherTreeSchedule(p, ring_shape(p), root);
+}));
+static_assert(every_root(8, [](std::size_t root) { return GatherTreeSchedule(8, bits_shape(8), root); }));
+static_assert(every_root(6, [](std::size_t root) { return GatherTreeSchedule(6, topology_shape(mesh32), root); }));
+static_assert(every_root(8, [](std::size_t root) { return GatherTreeSchedule(8, topology_shape(torus222), root); }));
+static_assert(every_p_and_root(1, 8, [](std::size_t p, std::size_t root) { return GatherRingSchedule(p, root); }));
+
+// On a hypercube the scatter's message halves each step: p/2 blocks, then p/4, ...
+static_assert(blocks_sent(ScatterTreeSchedule(8, bits_shape(8), 0), 0, 0) == 4);
+static_assert(blocks_sent(ScatterTreeSchedule(8, bits_shape(8), 0), 0, 1) == 2);
+static_assert(blocks_sent(ScatterTreeSchedule(8, bits_shape(8), 0), 0, 2) == 1);
+static_assert(blocks_sent(GatherTreeSchedule(8, bits_shape(8), 0), 4, 2) == 4);
+
+// ---------------------------------------------------------------------------------------
+// Reduce: commutative or not, roots first, middle and last.
+// ---------------------------------------------------------------------------------------
+
+static_assert(every_p_and_root(1, 8, [](std::size_t p, std::size_t root) {
+  return ReduceTreeSchedule(p, ring_shape(p), root, false, 2);
+}));
+static_assert(every_p_and_root(1, 8, [](std::size_t p, std::size_t root) {
+  return ReduceTreeSchedule(p, ring_shape(p), root, true, 2);
+}));
+static_assert(every_p_and_root(1, 8, [](std::size_t p, std::size_t root) {
+  return ReduceTreeSchedule(p, ring_shape(p), root, false, 1, Partials::output);
+}));
+static_assert(every_root(8, [](std::size_t root) { return ReduceTreeSchedule(8, bits_shape(8), root, false); }));
+static_assert(every_root(8, [](std::size_t root) { return ReduceTreeSchedule(8, bits_shape(8), root, true); }));
+static_assert(every_root(6, [](std::size_t root) { return ReduceTreeSchedule(6, topology_shape(mesh23), root, false); }));
+static_assert(every_root(6, [](std::size_t root) { return ReduceTreeSchedule(6, topology_shape(mesh32), root, true); }));
+static_assert(every_root(8, [](std::size_t root) { return ReduceTreeSchedule(8, topology_shape(torus222), root, false); }));
+static_assert(every_p_and_root(1, 8, [](std::size_t p, std::size_t root) { return ReduceRingSchedule(p, root, false); }));
+static_assert(every_p_and_root(1, 8, [](std::size_t p, std::size_t root) { return ReduceRingSchedule(p, root, true, 2); }));
+static_assert(every_power_of_two(8, [](std::size_t p) { return reduce_scatter_gather_halving(p, p / 2, false); }));
+static_assert(every_power_of_two(8, [](std::size_t p) { return reduce_scatter_gather_halving(p, p - 1, true); }));
+// (Split: clang's default constexpr step limit.)
+static_assert(every_p_and_root(1, 6, [](std::size_t p, std::size_t root) {
+  return reduce_scatter_gather_pairwise(p, root, false);
+}));
+static_assert(every_p_and_root(7, 7, [](std::size_t p, std::size_t root) {
+  return reduce_scatter_gather_pairwise(p, root, false);
+}));
+static_assert(every_p_and_root(8, 8, [](std::size_t p, std::size_t root) {
+  return reduce_scatter_gather_pairwise(p, root, true);
+}));
+
+// A non-commutative reduce to a root other than 0 folds at rank 0 and takes one step more.
+static_assert(ReduceTreeSchedule(8, ring_shape(8), 3, false).num_steps() == 1 + 3 + 1);
+static_assert(ReduceTreeSchedule(8, ring_shape(8), 3, true).num_steps() == 1 + 3);
+
+// ---------------------------------------------------------------------------------------
+// All-gather (also the dissemination barrier: Bruck with empty blocks).
+// ---------------------------------------------------------------------------------------
+
+static_assert(every_p(1, 8, [](std::size_t p) { return AllgatherRingSchedule<Ring<>>(Ring<>{p}); }));
+static_assert(every_p(1, 8, [](std::size_t p) { return AllgatherRingSchedule<Ring<>>(Ring<>{p}, true); }));
+static_assert(every_static_ring<1, 2, 4, 8>([](auto ring) { return AllgatherRecursiveDoublingSchedule(ring); }));
+static_assert(every_static_ring<1, 2, 4, 8>([](auto ring) { return AllgatherRecursiveDoublingSchedule(ring, true); }));
+static_assert(every_p(1, 8, [](std::size_t p) { return AllgatherBruckSchedule<Ring<>>(Ring<>{p}); }));
+static_assert(every_p(1, 8, [](std::size_t p) { return AllgatherBruckSchedule<Ring<>>(Ring<>{p}, true); }));
+static_assert(every_p(1, 8, [](std::size_t p) { return AllgatherDimensionalSchedule<Ring<>>(Ring<>{p}); }));
+static_assert(verify(AllgatherDimensionalSchedule(mesh23)).ok && verify(AllgatherDimensionalSchedule(mesh32, true)).ok);
+static_assert(verify(AllgatherDimensionalSchedule(torus222)).ok && verify(AllgatherDimensionalSchedule(torus131, true)).ok);
+static_assert(verify(AllgatherDimensionalSchedule(Hypercube<3>{})).ok);
+static_assert(verify(AllgatherRecursiveDoublingSchedule(Hypercube<3>{})).ok);
+static_assert(verify(AllgatherBruckSchedule(Mesh<2, 3>{}, true)).ok);
+
+// ---------------------------------------------------------------------------------------
+// Reduce-scatter.
+// ---------------------------------------------------------------------------------------
+
+static_assert(every_static_ring<1, 2, 4, 8>([](auto ring) { return ReduceScatterHalvingSchedule(ring); }));
+static_assert(every_static_ring<1, 2, 4, 8>([](auto ring) { return ReduceScatterHalvingSchedule(ring, true); }));
+static_assert(every_p(1, 8, [](std::size_t p) { return ReduceScatterRingSchedule<Ring<>>(Ring<>{p}); }));
+static_assert(every_p(1, 8, [](std::size_t p) { return ReduceScatterPairwiseSchedule<Ring<>>(Ring<>{p}); }));
+static_assert(every_p(1, 8, [](std::size_t p) { return ReduceScatterDimensionalSchedule<Ring<>>(Ring<>{p}); }));
+static_assert(verify(ReduceScatterDimensionalSchedule(mesh23)).ok && verify(ReduceScatterDimensionalSchedule(mesh32)).ok);
+static_assert(verify(ReduceScatterDimensionalSchedule(torus222)).ok);
+static_assert(verify(ReduceScatterDimensionalSchedule(torus131)).ok);
+static_assert(verify(ReduceScatterDimensionalSchedule(Hypercube<3>{})).ok);
+static_assert(verify(ReduceScatterHalvingSchedule(Hypercube<3>{})).ok);
+static_assert(verify(ReduceScatterPairwiseSchedule(Mesh<2, 3>{})).ok);
+
+// ---------------------------------------------------------------------------------------
+// All-reduce (in place and not; folded onto a power of two for any p).
+// ---------------------------------------------------------------------------------------
+
+static_assert(every_p(1, 8, [](std::size_t p) { return allreduce_doubling_schedule(Ring<>{p}, false, false); }));
+static_assert(every_p(1, 8, [](std::size_t p) { return allreduce_doubling_schedule(Ring<>{p}, true, false); }));
+static_assert(every_p(1, 8, [](std::size_t p) { return allreduce_doubling_schedule(Ring<>{p}, false, true); }));
+static_assert(every_p(1, 8, [](std::size_t p) { return allreduce_rabenseifner_schedule(Ring<>{p}, false, false); }));
+static_assert(every_p(1, 8, [](std::size_t p) { return allreduce_rabenseifner_schedule(Ring<>{p}, true, false); }));
+static_assert(every_p(1, 8, [](std::size_t p) { return allreduce_ring_schedule(Ring<>{p}); }));
+static_assert(every_p(1, 8, [](std::size_t p) { return allreduce_reduce_broadcast_schedule(p, false, false); }));
+static_assert(every_p(1, 8, [](std::size_t p) { return allreduce_reduce_broadcast_schedule(p, true, false); }));
+static_assert(every_p(1, 8, [](std::size_t p) { return allreduce_reduce_broadcast_schedule(p, true, true); }));
+
+// ---------------------------------------------------------------------------------------
+// Scan and exscan.
+// ---------------------------------------------------------------------------------------
+
+static_assert(every_static_ring<1, 2, 4, 8>([](auto ring) { return ScanHypercubeSchedule(ring, false); }));
+static_assert(every_static_ring<1, 2, 4, 8>([](auto ring) { return ScanHypercubeSchedule(ring, true, true); }));
+static_assert(every_p(1, 8, [](std::size_t p) { return ScanRingSchedule<Ring<>>(Ring<>{p}, false); }));
+static_assert(every_p(1, 8, [](std::size_t p) { return ScanRingSchedule<Ring<>>(Ring<>{p}, true); }));
+static_assert(every_p(1, 8, [](std::size_t p) { return ScanDoublingSchedule<Ring<>>(Ring<>{p}, false); }));
+static_assert(every_p(1, 8, [](std::size_t p) { return ScanDoublingSchedule<Ring<>>(Ring<>{p}, true); }));
+static_assert(every_p(1, 8, [](std::size_t p) { return ScanDoublingSchedule<Ring<>>(Ring<>{p}, true, true); }));
+static_assert(verify(ScanHypercubeSchedule(Hypercube<3>{}, true)).ok);
+
+// ---------------------------------------------------------------------------------------
+// Run time: the same schedules for every p to 64 and a few up to 512.
+// ---------------------------------------------------------------------------------------
+
+namespace {
+
+/// The p of the run-time sweep.
+std::vector<std::size_t> run_time_sizes()
+{
+  std::vector<std::size_t> ps;
+  for (std::size_t p = 1; p <= (sanitized ? 24 : 64); ++p) ps.push_back(p);
+  for (std::size_t p : {100, 127, 128, 255, 256}) ps.push_back(p);
+  if (!sanitized) {
+    ps.push_back(511);
+    ps.push_back(512);
+  }
+  return ps;
+}
+
+/// CHECKs verify(s), saying which law failed where.
+template <class S>
+void check_verified(const char* name, const S& s)
+{
+  const VerifyResult res = verify(s);
+  INFO(name << ", p = " << s.size() << ": " << res.what << " (rank " << res.rank << ", step " << res.step << ")");
+  CHECK(res.ok);
+}
+
+} // namespace
+
+TEST_CASE("schedules: the rooted schedules verify for p up to 512", "[verifier][schedules]")
+{
+  for (std::size_t p : run_time_sizes()) {
+    const bool big = p > 64;
+    for (std::size_t root : {std::size_t{0}, p / 2, p - 1}) {
+      check_verified("BroadcastTreeSchedule(ring_shape)", BroadcastTreeSchedule(p, ring_shape(p), root));
+      check_verified("ScatterTreeSchedule(ring_shape)", ScatterTreeSchedule(p, ring_shape(p), root));
+      check_verified("GatherTreeSchedule(ring_shape)", GatherTreeSchedule(p, ring_shape(p), root));
+      check_verified("ReduceTreeSchedule(ring_shape), not commutative", ReduceTreeSchedule(p, ring_shape(p), root, false));
+      check_verified("ReduceTreeSchedule(ring_shape), commutative", ReduceTreeSchedule(p, ring_shape(p), root, true));
+      if (detail::is_power_of_two(p)) {
+        check_verified("BroadcastTreeSchedule(bits_shape)", BroadcastTreeSchedule(p, bits_shape(p), root));
+        check_verified("ScatterTreeSchedule(bits_shape)", ScatterTreeSchedule(p, bits_shape(p), root));
+        check_verified("GatherTreeSchedule(bits_shape)", GatherTreeSchedule(p, bits_shape(p), root));
+        check_verified("ReduceTreeSchedule(bits_shape)", ReduceTreeSchedule(p, bits_shape(p), root, false));
+      }
+      if (big) continue; // the O(p)-step and O(p^2)-block schedules stop at 64
+      check_verified("BroadcastRingSchedule", BroadcastRingSchedule(p, root));
+      check_verified("broadcast_scatter_allgather_schedule", broadcast_scatter_allgather_schedule(p, root));
+      check_verified("ScatterRingSchedule", ScatterRingSchedule(p, root));
+      check_verified("GatherRingSchedule", GatherRingSchedule(p, root));
+      check_verified("ReduceRingSchedule, not commutative", ReduceRingSchedule(p, root, false));
+      check_verified("ReduceRingSchedule, commutative", ReduceRingSchedule(p, root, true));
+      if (detail::is_power_of_two(p))
+        check_verified("reduce_scatter_gather_halving", reduce_scatter_gather_halving(p, root, false));
+      else
+        check_verified("reduce_scatter_gather_pairwise", reduce_scatter_gather_pairwise(p, root, false));
+    }
+  }
+}
+
+TEST_CASE("schedules: the all-to-all schedules verify for p up to 512", "[verifier][schedules]")
+{
+  for (std::size_t p : run_time_sizes()) {
+    const Ring<> ring{p};
+    const bool big = p > 64;
+    check_verified("AllgatherBruckSchedule", AllgatherBruckSchedule<Ring<>>(ring));
+    check_verified("allreduce_doubling_schedule", allreduce_doubling_schedule(ring, false, false));
+    check_verified("allreduce_reduce_broadcast_schedule", allreduce_reduce_broadcast_schedule(p, true, false));
+    check_verified("ScanDoublingSchedule, exclusive", ScanDoublingSchedule<Ring<>>(ring, true));
+    if (detail::is_power_of_two(p)) {
+      check_verified("AllgatherRecursiveDoublingSchedule", AllgatherRecursiveDoublingSchedule<Ring<>>(ring));
+      check_verified("ReduceScatterHalvingSchedule", ReduceScatterHalvingSchedule<Ring<>>(ring));
+      check_verified("ScanHypercubeSchedule, exclusive", ScanHypercubeSchedule<Ring<>>(ring, true));
+    }
+    if (big && p != 100 && p != 128) continue;
+    check_verified("allreduce_rabenseifner_schedule", allreduce_rabenseifner_schedule(ring, true, false));
+    if (big) continue;
+    check_verified("AllgatherRingSchedule", AllgatherRingSchedule<Ring<>>(ring, true));
+    check_verified("ReduceScatterRingSchedule", ReduceScatterRingSchedule<Ring<>>(ring));
+    check_verified("ReduceScatterPairwiseSchedule", ReduceScatterPairwiseSchedule<Ring<>>(ring));
+    check_verified("allreduce_ring_schedule", allreduce_ring_schedule(ring));
+    check_verified("ScanRingSchedule", ScanRingSchedule<Ring<>>(ring, false));
+  }
+}
+
+TEST_CASE("schedules: the per-dimension schedules verify on meshes, tori and hypercubes", "[verifier][schedules]")
+{
+  const std::vector<Torus<dynamic_extent, dynamic_extent>> meshes{
+    Torus<dynamic_extent, dynamic_extent>{1, 1}, Torus<dynamic_extent, dynamic_extent>{1, 7},
+    Torus<dynamic_extent, dynamic_extent>{7, 1}, Torus<dynamic_extent, dynamic_extent>{3, 4},
+    Torus<dynamic_extent, dynamic_extent>{4, 4}, Torus<dynamic_extent, dynamic_extent>{5, 3},
+    Torus<dynamic_extent, dynamic_extent>{8, 8}};
+  for (const auto& t : meshes) {
+    const std::size_t p = t.size();
+    for (std::size_t root : {std::size_t{0}, p / 2, p - 1}) {
+      check_verified("BroadcastTreeSchedule(mesh)", BroadcastTreeSchedule(p, topology_shape(t), root));
+      check_verified("ScatterTreeSchedule(mesh)", ScatterTreeSchedule(p, topology_shape(t), root));
+      check_verified("GatherTreeSchedule(mesh)", GatherTreeSchedule(p, topology_shape(t), root));
+      check_verified("ReduceTreeSchedule(mesh), not commutative", ReduceTreeSchedule(p, topology_shape(t), root, false));
+      check_verified("ReduceTreeSchedule(mesh), commutative", ReduceTreeSchedule(p, topology_shape(t), root, true));
+    }
+    check_verified("AllgatherDimensionalSchedule(mesh)", AllgatherDimensionalSchedule(t));
+    check_verified("ReduceScatterDimensionalSchedule(mesh)", ReduceScatterDimensionalSchedule(t));
+  }
+  const Torus<dynamic_extent, dynamic_extent, dynamic_extent> t3{3, 2, 4};
+  check_verified("AllgatherDimensionalSchedule(3-D torus)", AllgatherDimensionalSchedule(t3, true));
+  check_verified("ReduceScatterDimensionalSchedule(3-D torus)", ReduceScatterDimensionalSchedule(t3));
+  check_verified("ReduceTreeSchedule(3-D torus)", ReduceTreeSchedule(24, topology_shape(t3), 13, false));
+  for (std::size_t d = 0; d <= 6; ++d) {
+    const Hypercube<> h{d};
+    check_verified("AllgatherDimensionalSchedule(hypercube)", AllgatherDimensionalSchedule(h));
+    check_verified("ReduceScatterDimensionalSchedule(hypercube)", ReduceScatterDimensionalSchedule(h));
+    check_verified("ScatterTreeSchedule(hypercube)", ScatterTreeSchedule(h.size(), topology_shape(h), h.size() / 3));
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Negative checks: the verifier must refuse a reordered non-commutative reduction.
+// ---------------------------------------------------------------------------------------
+
+namespace {
+
+/// Schedule S with its operation declared NOT commutative: the verifier must then hold it
+/// to strict rank order.
+template <class S>
+class NotCommutative {
+public:
+  constexpr explicit NotCommutative(S s) : s_(s) {}
+  constexpr std::size_t size() const { return s_.size(); }
+  constexpr std::size_t num_steps() const { return s_.num_steps(); }
+  constexpr std::size_t scratch_blocks() const { return s_.scratch_blocks(); }
+  constexpr auto operation() const
+  {
+    auto op = s_.operation();
+    op.commutative = false;
+    return op;
+  }
+  template <class V>
+  constexpr void visit(std::size_t r, std::size_t step, V& v) const
+  {
+    s_.visit(r, step, v);
+  }
+
+private:
+  S s_;
+};
+
+} // namespace
+
+// The ring reduce-scatter wraps each partial round the ring: fine when commutative ...
+static_assert(verify(ReduceScatterRingSchedule<Ring<5>>(Ring<5>{})).ok);
+// ... but out of rank order otherwise.
+static_assert(!verify(NotCommutative(ReduceScatterRingSchedule<Ring<5>>(Ring<5>{}))).ok);
+static_assert(!verify(NotCommutative(ReduceScatterDimensionalSchedule(mesh23))).ok);
+static_assert(!verify(NotCommutative(allreduce_ring_schedule(Ring<4>{}))).ok);
+// A commutative reduce tree rooted at 3 combines round the ring from rank 3.
+static_assert(!verify(NotCommutative(ReduceTreeSchedule(8, ring_shape(8), 3, true))).ok);
+static_assert(!verify(NotCommutative(ReduceRingSchedule(6, 2, true))).ok);
+
+TEST_CASE("schedules: a non-commutative spec on a reordering schedule fails verification", "[verifier][schedules]")
+{
+  for (std::size_t p = 3; p <= 9; ++p) {
+    INFO("p = " << p);
+    const auto res = verify(NotCommutative(ReduceScatterRingSchedule<Ring<>>(Ring<>{p})));
+    CHECK_FALSE(res.ok);
+    CHECK_THAT(std::string(res.what), Contains("breaks rank order"));
+    const auto tree = verify(NotCommutative(ReduceTreeSchedule(p, ring_shape(p), p - 1, true)));
+    CHECK_FALSE(tree.ok);
+    CHECK_THAT(std::string(tree.what), Contains("breaks rank order"));
+  }
+  // p = 2: rank 0's block still combines x1 then x0.
+  const auto two = verify(NotCommutative(ReduceScatterRingSchedule<Ring<>>(Ring<>{2})));
+  CHECK_FALSE(two.ok);
+  // A 3x3 torus reduce-scatter wraps along both dimensions.
+  const auto dim = verify(NotCommutative(ReduceScatterDimensionalSchedule(Torus<dynamic_extent, dynamic_extent>{3, 3})));
+  CHECK_FALSE(dim.ok);
+  CHECK_THAT(std::string(dim.what), Contains("breaks rank order"));
+}
