@@ -104,11 +104,13 @@ void combine_into(const BufferView<T>& buf, const Pattern& pat, const T* in, Com
     const std::size_t b = pat[i];
     T* dst = reinterpret_cast<T*>(buf.data + buf.layout.offset(b) * sizeof(T));
     const std::size_t n = buf.layout.length(b);
-    for (std::size_t e = 0; e < n; ++e) {
-      if (how == Combine::left) dst[e] = op(in[e], dst[e]);
-      else if (how == Combine::right) dst[e] = op(dst[e], in[e]);
-      else dst[e] = in[e];
-    }
+    // One loop per mode, so the compiler can vectorise each.
+    if (how == Combine::left)
+      for (std::size_t e = 0; e < n; ++e) dst[e] = op(in[e], dst[e]);
+    else if (how == Combine::right)
+      for (std::size_t e = 0; e < n; ++e) dst[e] = op(dst[e], in[e]);
+    else
+      for (std::size_t e = 0; e < n; ++e) dst[e] = in[e];
     in += n;
   }
 }
