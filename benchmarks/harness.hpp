@@ -1,7 +1,8 @@
 #pragma once
 // Shared by the threads-transport benchmarks (alltoall.cpp, collectives.cpp): command
 // line, the team loop and its timing protocol, the memcpy roofline, the topologies an
-// algorithm may run on, and the Markdown table.
+// algorithm may run on, and the Markdown table. mpi_collectives.cpp uses its topologies,
+// barrier, thread placement and size parsing for its threads-transport column.
 //
 // Method (every program): for each cell every rank loops inside one Team::run (pinned to
 // its own CPU when there are enough). Iterations are separated by a barrier of this
@@ -282,24 +283,31 @@ inline std::size_t usable_cpus()
 #endif
 }
 
-/// Places the calling thread, rank r of p: when p does not exceed the CPUs the process
-/// may use, on the r-th of them, so two ranks never share a core while another idles
-/// (each hand-off between them would be a context switch); otherwise anywhere in the
-/// process's original mask (pinning 4 ranks to a core only stops the scheduler from
-/// balancing them). No-op where unsupported.
-inline void place_thread(std::size_t r, std::size_t p, bool pin)
-{
 #if defined(__linux__)
-  const cpu_set_t& original = original_cpus();
+/// Places the calling thread, rank r of p, within `allowed`: when p does not exceed its
+/// CPUs, on the r-th of them, so two ranks never share a core while another idles (each
+/// hand-off between them would be a context switch); otherwise anywhere in `allowed`
+/// (pinning 4 ranks to a core only stops the scheduler from balancing them).
+inline void place_thread(std::size_t r, std::size_t p, bool pin, const cpu_set_t& allowed)
+{
   std::vector<int> cpus;
   for (int c = 0; c < CPU_SETSIZE; ++c)
-    if (CPU_ISSET(c, &original)) cpus.push_back(c);
-  cpu_set_t want = original;
+    if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
+  cpu_set_t want = allowed;
   if (pin && p <= cpus.size()) {
     CPU_ZERO(&want);
     CPU_SET(cpus[r], &want);
   }
   (void)pthread_setaffinity_np(pthread_self(), sizeof want, &want);
+}
+#endif
+
+/// Places the calling thread, rank r of p, within the process's original mask (see the
+/// overload above). No-op where unsupported.
+inline void place_thread(std::size_t r, std::size_t p, bool pin)
+{
+#if defined(__linux__)
+  place_thread(r, p, pin, original_cpus());
 #else
   (void)r, (void)p, (void)pin;
 #endif

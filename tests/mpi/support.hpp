@@ -17,8 +17,11 @@
 #include "../support/harness.hpp"
 
 #include <cstddef>
+#include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace collectives::mpi_testing {
 
@@ -60,5 +63,76 @@ inline std::pair<std::size_t, std::size_t> mesh_shape(std::size_t p)
     if (p % d == 0) a = d;
   return {a, p / a};
 }
+
+} // namespace collectives::mpi_testing
+
+// ---------------------------------------------------------------------------------------
+// Shared by the tests that run every algorithm of a collective against the native MPI one
+// (rooted.cpp, reductions.cpp, allgather_barrier.cpp).
+// ---------------------------------------------------------------------------------------
+
+namespace collectives::mpi_testing {
+
+/// MPI's predefined datatype for T (int, long, double).
+template <class T>
+MPI_Datatype mpi_datatype()
+{
+  if constexpr (std::is_same_v<T, int>) return MPI_INT;
+  else if constexpr (std::is_same_v<T, long>) return MPI_LONG;
+  else {
+    static_assert(std::is_same_v<T, double>, "mpi_datatype: int, long or double");
+    return MPI_DOUBLE;
+  }
+}
+
+/// log2 p when p is a power of two, else nullopt.
+inline std::optional<std::size_t> hypercube_dimension(std::size_t p)
+{
+  if (p == 0 || (p & (p - 1)) != 0) return std::nullopt;
+  std::size_t d = 0;
+  while ((std::size_t{1} << d) < p) ++d;
+  return d;
+}
+
+/// Calls f(topology, where) for the product topologies of p nodes (those the dimensional
+/// algorithms take): the mesh of mesh_shape(p), a hypercube when p is a power of two of
+/// at least 4, and the 2x2x2 torus when p = 8.
+template <class F>
+void for_each_product_topology(std::size_t p, F&& f)
+{
+  const auto [rows, cols] = mesh_shape(p);
+  f(Mesh<>{rows, cols}, "a " + std::to_string(rows) + "x" + std::to_string(cols) + " mesh");
+  if (const auto d = hypercube_dimension(p); d && *d >= 2) f(Hypercube<>{*d}, std::string("a hypercube"));
+  if (p == 8)
+    f(Torus<dynamic_extent, dynamic_extent, dynamic_extent>{2, 2, 2}, std::string("a 2x2x2 torus"));
+}
+
+/// Stands for no algorithm argument: the collective's own choice, whatever it is.
+struct DefaultAlgorithm {
+  static constexpr const char* name = "default";
+};
+inline constexpr DefaultAlgorithm default_algorithm{};
+
+/// collective(args..., alg), or collective(args...) for default_algorithm.
+template <class Collective, class Alg, class... Args>
+void call_with(const Collective& collective, Alg alg, Args&&... args)
+{
+  if constexpr (std::is_same_v<Alg, DefaultAlgorithm>) collective(std::forward<Args>(args)...);
+  else collective(std::forward<Args>(args)..., alg);
+}
+
+/// The checks that failed, by name; every rank holds the same list.
+class Failures {
+public:
+  /// Records `what` as failed unless ok on every rank. collective.
+  void expect(bool ok, std::string what)
+  {
+    if (!all_ranks(ok)) names_.push_back(std::move(what));
+  }
+  const std::vector<std::string>& names() const { return names_; }
+
+private:
+  std::vector<std::string> names_;
+};
 
 } // namespace collectives::mpi_testing

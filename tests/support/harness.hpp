@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace collectives::testing {
@@ -43,13 +44,43 @@ T poison()
   else return static_cast<T>(-1);
 }
 
+/// The name of T for failure messages (char, double or Particle).
+template <class T>
+const char* type_name()
+{
+  if constexpr (std::is_same_v<T, char>) return "char";
+  else if constexpr (std::is_same_v<T, double>) return "double";
+  else return "Particle";
+}
+
+/// n values of rank `owner`: make_value(owner, 0), ..., make_value(owner, n - 1).
+template <class T>
+std::vector<T> values(std::size_t owner, std::size_t n)
+{
+  std::vector<T> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = make_value<T>(owner, i);
+  return v;
+}
+
+/// values(j, m) for j = 0..p-1 back to back: what an allgather of blocks of m leaves on
+/// every rank, a scatter's root sends and a gather's root receives.
+template <class T>
+std::vector<T> gathered(std::size_t p, std::size_t m)
+{
+  std::vector<T> v;
+  v.reserve(p * m);
+  for (std::size_t j = 0; j < p; ++j) {
+    const auto block = values<T>(j, m);
+    v.insert(v.end(), block.begin(), block.end());
+  }
+  return v;
+}
+
 /// Rank r's send buffer for alltoall with blocks of m elements.
 template <class T>
 std::vector<T> alltoall_input(std::size_t p, std::size_t m, std::size_t r)
 {
-  std::vector<T> v(p * m);
-  for (std::size_t i = 0; i < v.size(); ++i) v[i] = make_value<T>(r, i);
-  return v;
+  return values<T>(r, p * m);
 }
 
 /// Serial reference: what rank r must receive from an alltoall of alltoall_input buffers.
@@ -83,6 +114,16 @@ auto run_on(const Topo& topo, F f)
   results.reserve(slots.size());
   for (auto& slot : slots) results.push_back(std::move(slot.value));
   return results;
+}
+
+/// Runs body(comm) (which returns its rank's failure count) on a threads team bound to
+/// topo; the sum of the ranks' counts.
+template <class Topo, class F>
+int failures_on(const Topo& topo, F body)
+{
+  int total = 0;
+  for (int bad : run_on(topo, body)) total += bad;
+  return total;
 }
 
 /// Runs alltoall with `alg` on topo for blocks of m elements of T and returns true when

@@ -6,7 +6,10 @@
 
 #include <catch2/catch.hpp>
 
+#include "../support/failures.hpp"
 #include "../support/harness.hpp"
+#include "../support/recording.hpp"
+#include "../support/sweeps.hpp"
 
 #include <array>
 #include <atomic>
@@ -24,70 +27,7 @@ using namespace collectives;
 using namespace collectives::testing;
 using Catch::Matchers::Contains;
 
-// Sanitizer builds run 64-thread teams 10-20x slower: there the p sweep keeps every p to
-// 17 and the sizes around powers of two.
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define COLLECTIVES_ALLGATHER_TEST_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-#define COLLECTIVES_ALLGATHER_TEST_SANITIZED 1
-#endif
-#endif
-#ifndef COLLECTIVES_ALLGATHER_TEST_SANITIZED
-#define COLLECTIVES_ALLGATHER_TEST_SANITIZED 0
-#endif
-
 namespace {
-
-constexpr bool sanitized = COLLECTIVES_ALLGATHER_TEST_SANITIZED != 0;
-
-std::vector<std::size_t> sweep_sizes()
-{
-  std::vector<std::size_t> ps;
-  for (std::size_t p = 1; p <= 64; ++p)
-    if (!sanitized || p <= 17 || p == 31 || p == 32 || p == 33 || p == 63 || p == 64) ps.push_back(p);
-  return ps;
-}
-
-using Failures = std::vector<std::string>;
-
-void report(const std::vector<Failures>& per_rank)
-{
-  std::size_t n = 0;
-  for (const auto& f : per_rank)
-    for (const auto& what : f)
-      if (++n <= 20) FAIL_CHECK(what);
-  CHECK(n == 0);
-}
-
-template <class T>
-const char* type_name()
-{
-  if constexpr (std::is_same_v<T, char>) return "char";
-  else if constexpr (std::is_same_v<T, double>) return "double";
-  else return "Particle";
-}
-
-/// m values of rank `owner`.
-template <class T>
-std::vector<T> values(std::size_t owner, std::size_t m)
-{
-  std::vector<T> v(m);
-  for (std::size_t i = 0; i < m; ++i) v[i] = make_value<T>(owner, i);
-  return v;
-}
-
-/// What every rank's receive range holds after an allgather of blocks of m.
-template <class T>
-std::vector<T> gathered(std::size_t p, std::size_t m)
-{
-  std::vector<T> v;
-  for (std::size_t j = 0; j < p; ++j) {
-    const auto block = values<T>(j, m);
-    v.insert(v.end(), block.begin(), block.end());
-  }
-  return v;
-}
 
 /// Calls f(tag) for every allgather algorithm that fits topo (recursive doubling on a
 /// static size that is not a power of two is a compile error).
@@ -96,8 +36,7 @@ void for_each_allgather(const Topo& topo, F f)
 {
   namespace alg = allgather_algorithm;
   f(alg::ring);
-  constexpr std::size_t P = static_size_v<Topo>;
-  if constexpr (P == dynamic_extent || detail::is_power_of_two(P))
+  if constexpr (detail::may_be_power_of_two<Topo>)
     if (detail::is_power_of_two(topo.size())) f(alg::recursive_doubling);
   f(alg::bruck);
   if constexpr (product_topology<Topo>) f(alg::dimensional);
@@ -299,36 +238,6 @@ TEST_CASE("barrier: no rank leaves before every rank has arrived", "[barrier]")
 
 namespace {
 
-/// What a RecordingEndpoint must log on `rank` when `s` runs: one exchange call per step
-/// that moves anything, logging the step's sends then its receives, each with the bytes of
-/// its blocks under `layout(buffer)` (elements of `elem` bytes).
-template <class S, class Layout>
-std::vector<MessageRecord> expected_log(const S& s, std::size_t rank, Layout layout, std::size_t elem)
-{
-  auto bytes = [&](const Pattern& pat) {
-    const BlockLayout l = layout(pat.buffer);
-    std::size_t n = 0;
-    for (std::size_t i = 0; i < pat.count; ++i) n += l.length(pat[i]) * elem;
-    return n;
-  };
-  std::vector<MessageRecord> log;
-  std::size_t call = 0;
-  for (std::size_t k = 0; k < s.num_steps(); ++k) {
-    const auto ops = step_ops(s, rank, k);
-    if (ops.sends.empty() && ops.recvs.empty()) continue;
-    for (const auto& op : ops.sends) log.push_back({rank, call, op.peer, bytes(op.blocks), true});
-    for (const auto& op : ops.recvs) log.push_back({rank, call, op.peer, bytes(op.blocks), false});
-    ++call;
-  }
-  return log;
-}
-
-/// The same layout for every buffer.
-struct Uniform {
-  BlockLayout l;
-  BlockLayout operator()(Buffer) const { return l; }
-};
-
 /// A chunked vector (Chunks) in the caller's buffers, repeated in scratch.
 struct Chunked {
   const detail::Chunks* c;
@@ -341,19 +250,12 @@ template <class S, class Layout, class Body>
 void check_recorded(const char* what, std::size_t p, const S& schedule, Layout layout, std::size_t elem, Body body)
 {
   INFO(what << ", p = " << p);
-  std::vector<std::vector<MessageRecord>> logs(p);
-  threads::Team team{p};
-  team.run([&](threads::Endpoint& ep) {
-    RecordingEndpoint<threads::Endpoint> rec(ep);
-    Communicator comm(rec, Ring<>{p});
-    body(comm);
-    logs[ep.rank()] = rec.log();
-  });
+  const auto got = record_on(Ring<>{p}, body);
   std::size_t messages = 0;
   for (std::size_t r = 0; r < p; ++r) {
     INFO("rank " << r);
-    CHECK(logs[r] == expected_log(schedule, r, layout, elem));
-    messages += logs[r].size();
+    CHECK(got[r].log == expected_log(schedule, r, layout, elem));
+    messages += got[r].log.size();
   }
   CHECK((p == 1 || messages > 0));
 }

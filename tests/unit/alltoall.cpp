@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 
 #include "../support/harness.hpp"
+#include "../support/recording.hpp"
+#include "../support/sweeps.hpp"
 
 #include <array>
 #include <cstddef>
@@ -36,14 +38,16 @@ void for_each_algorithm(const Topo& topo, F f)
   f(alg::automatic);
 }
 
-/// The schedule alltoall runs for `tag` on `topo` (the default picks pairwise XOR when p
-/// is a power of two, else pairwise).
+/// The schedule alltoall runs for `tag` on `topo` with blocks of `bytes` (the default:
+/// the one select() names under the communicator's default model).
 template <class Tag, class Topo, class F>
-void with_schedule(Tag, const Topo& topo, F f)
+void with_schedule(Tag, const Topo& topo, std::size_t bytes, F f)
 {
   if constexpr (std::is_same_v<Tag, alg::Default>) {
-    if (detail::is_power_of_two(topo.size())) f(PairwiseXorSchedule<Topo>(topo));
-    else f(PairwiseSchedule<Topo>(topo));
+    const Problem problem{.m = static_cast<double>(bytes) / 8};
+    const Selection pick = select<Collective::alltoall>(topo, default_cost_model, problem);
+    dispatch<Collective::alltoall, Topo>(default_candidates<Collective::alltoall>(), pick.index,
+                                         [&](auto chosen) { f(decltype(chosen)::schedule(topo)); });
   } else {
     f(Tag::schedule(topo));
   }
@@ -59,24 +63,10 @@ void check_reference(const Topo& topo, std::size_t m, Tag tag)
 
 } // namespace
 
-// Sanitizer builds run threads 10-20x slower; they sweep every p to 17 and then the sizes
-// around powers of two, instead of every p to 64 (30 s under TSan on 2 cores).
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define COLLECTIVES_TEST_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-#define COLLECTIVES_TEST_SANITIZED 1
-#endif
-#endif
-
 TEST_CASE("alltoall: every algorithm matches the reference for p = 1..64, m = 1", "[alltoall]")
 {
-  for (std::size_t p = 1; p <= 64; ++p) {
-#ifdef COLLECTIVES_TEST_SANITIZED
-    if (p > 17 && p != 31 && p != 32 && p != 33 && p != 63 && p != 64) continue;
-#endif
+  for (std::size_t p : sweep_sizes())
     for_each_algorithm(Ring<>{p}, [&](auto tag) { check_reference<double>(Ring<>{p}, 1, tag); });
-  }
 }
 
 TEST_CASE("alltoall: empty and odd-sized blocks of char, double and Particle", "[alltoall]")
@@ -184,34 +174,6 @@ TEST_CASE("alltoall: std::array and std::span buffers", "[alltoall]")
   }
 }
 
-namespace {
-
-/// What a RecordingEndpoint must log on `rank` when `s` runs with blocks of `block_bytes`:
-/// every step's sends, then its receives, each with blocks * block_bytes bytes, one exchange
-/// call per step that moves anything.
-template <class S>
-std::vector<MessageRecord> expected_log(const S& s, std::size_t rank, std::size_t block_bytes)
-{
-  std::vector<MessageRecord> log;
-  std::size_t call = 0;
-  for (std::size_t k = 0; k < s.num_steps(); ++k) {
-    const auto ops = step_ops(s, rank, k);
-    if (ops.sends.empty() && ops.recvs.empty()) continue;
-    for (const auto& op : ops.sends) log.push_back({rank, call, op.peer, op.blocks.count * block_bytes, true});
-    for (const auto& op : ops.recvs) log.push_back({rank, call, op.peer, op.blocks.count * block_bytes, false});
-    ++call;
-  }
-  return log;
-}
-
-struct Recorded {
-  std::vector<MessageRecord> log;
-  std::size_t steps = 0;
-  bool correct = false;
-};
-
-} // namespace
-
 TEST_CASE("alltoall: the messages sent are exactly the schedule's", "[alltoall][recording]")
 {
   using T = Particle;
@@ -220,22 +182,19 @@ TEST_CASE("alltoall: the messages sent are exactly the schedule's", "[alltoall][
     const Ring<> topo{p};
     for_each_algorithm(topo, [&](auto tag) {
       INFO("algorithm " << decltype(tag)::name << ", p = " << p);
-      std::vector<Recorded> got(p);
-      threads::Team team{p};
-      team.run([&](threads::Endpoint& ep) {
-        RecordingEndpoint<threads::Endpoint> rec(ep);
-        Communicator comm(rec, topo);
-        const auto send = alltoall_input<T>(p, m, ep.rank());
+      std::vector<char> correct(p, 0);
+      const auto got = record_on(topo, [&](auto& comm) {
+        const auto send = alltoall_input<T>(p, m, comm.rank());
         std::vector<T> recv(p * m, poison<T>());
         alltoall(comm, send, recv, tag);
-        got[ep.rank()] = {rec.log(), rec.steps(), recv == alltoall_reference<T>(p, m, ep.rank())};
+        correct[comm.rank()] = recv == alltoall_reference<T>(p, m, comm.rank()) ? 1 : 0;
       });
-      with_schedule(tag, topo, [&](const auto& s) {
+      with_schedule(tag, topo, m * sizeof(T), [&](const auto& s) {
         for (std::size_t r = 0; r < p; ++r) {
           INFO("rank " << r);
-          CHECK(got[r].correct);
+          CHECK(correct[r] == 1);
           CHECK(got[r].steps == s.num_steps());
-          CHECK(got[r].log == expected_log(s, r, m * sizeof(T)));
+          CHECK(got[r].log == expected_log(s, r, Uniform{{m}}, sizeof(T)));
         }
       });
     });

@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include "../support/harness.hpp"
+#include "../support/recording.hpp"
+#include "../support/sanitizers.hpp"
 
 #include <collectives/algorithm/alltoall/hypercube.hpp>
 
@@ -15,22 +17,11 @@
 
 using namespace collectives;
 
-// TSan makes the single-threaded verifier and 64-thread teams ~15x slower; under it the
-// biggest sweeps are trimmed (the thread interplay TSan checks is the same).
-#if defined(__SANITIZE_THREAD__)
-#define COLLECTIVES_HYPERCUBE_TEST_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define COLLECTIVES_HYPERCUBE_TEST_TSAN 1
-#endif
-#endif
-#ifndef COLLECTIVES_HYPERCUBE_TEST_TSAN
-#define COLLECTIVES_HYPERCUBE_TEST_TSAN 0
-#endif
-
 namespace {
 
-constexpr bool under_tsan = COLLECTIVES_HYPERCUBE_TEST_TSAN != 0;
+// TSan makes the single-threaded verifier and 64-thread teams ~15x slower; under it the
+// biggest sweeps are trimmed (the thread interplay TSan checks is the same).
+using testing::under_tsan;
 
 // ---------------------------------------------------------------------------------------
 // Static facts of the standard exchange on Q_3 (step i works on dimension i).
@@ -50,6 +41,10 @@ static_assert(blocks_sent(ap3, 5, 0) == 3 && blocks_sent(ap3, 5, 3) == 3);
 static_assert(step_ops(ap3, 5, 2).sends.size() == 3);
 static_assert(step_ops(ap3, 5, 2).sends[0].peer == 4 && step_ops(ap3, 5, 2).sends[1].peer == 7 &&
               step_ops(ap3, 5, 2).sends[2].peer == 1);
+
+// The size check is a constant expression on dynamic topologies too.
+static_assert(StandardExchangeSchedule<Hypercube<>>(Hypercube<>{3}).num_steps() == 3);
+static_assert(AllPortSchedule<Ring<>>(Ring<>{8}).num_steps() == 4);
 
 // ---------------------------------------------------------------------------------------
 // Seed 002's schedule table: constraints (a)-(c) for n = 1..5, and the printed table for
@@ -157,31 +152,19 @@ template <class Topo, class Alg>
 void check_recorded(const Topo& topo, Alg alg, std::size_t m)
 {
   using T = double;
-  using Rec = RecordingEndpoint<threads::Endpoint>;
   const std::size_t p = topo.size();
   const auto s = Alg::schedule(topo);
-  std::vector<std::vector<MessageRecord>> logs(p);
   std::vector<char> right(p, 0);
-  threads::Team team{p};
-  team.run([&](threads::Endpoint& ep) {
-    Rec rec(ep);
-    Communicator<Rec, Topo> comm{rec, topo};
+  const auto got = testing::record_on(topo, [&](auto& comm) {
     const auto send = testing::alltoall_input<T>(p, m, comm.rank());
     std::vector<T> recv(p * m, testing::poison<T>());
     alltoall(comm, send, recv, alg);
-    logs[comm.rank()] = rec.log();
     right[comm.rank()] = recv == testing::alltoall_reference<T>(p, m, comm.rank()) ? 1 : 0;
   });
   for (std::size_t r = 0; r < p; ++r) {
     INFO(Alg::name << ": p = " << p << ", rank " << r);
     CHECK(right[r] == 1);
-    std::vector<MessageRecord> want;
-    for (std::size_t k = 0; k < s.num_steps(); ++k) {
-      const auto ops = step_ops(s, r, k);
-      for (const auto& o : ops.sends) want.push_back({r, k, o.peer, o.blocks.count * m * sizeof(T), true});
-      for (const auto& o : ops.recvs) want.push_back({r, k, o.peer, o.blocks.count * m * sizeof(T), false});
-    }
-    CHECK(logs[r] == want);
+    CHECK(got[r].log == testing::expected_log(s, r, testing::Uniform{{m}}, sizeof(T)));
   }
 }
 

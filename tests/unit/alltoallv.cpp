@@ -21,6 +21,7 @@ namespace {
 using namespace collectives;
 using collectives::testing::make_value;
 using collectives::testing::Particle;
+using collectives::testing::failures_on;
 using collectives::testing::poison;
 
 /// Elements rank a sends to rank b: 0..4, about one in five zero; `seed` varies the mix.
@@ -103,21 +104,6 @@ int alltoallv_once(Comm& comm, std::size_t seed, Alg... alg)
   std::vector<T> recv(r.size, poison<T>());
   alltoallv(comm, send, s.counts, s.displs, recv, r.counts, r.displs, alg...);
   return recv == reference<T>(r, me) ? 0 : 1;
-}
-
-/// Runs body(comm) on a team of topo.size() ranks; the sum of what the ranks return.
-template <class Topo, class F>
-int failures_on(const Topo& topo, F body)
-{
-  std::vector<int> bad(topo.size(), 0);
-  threads::Team team{topo.size()};
-  team.run([&](threads::Endpoint& ep) {
-    Communicator<threads::Endpoint, Topo> comm{ep, topo};
-    bad[ep.rank()] = body(comm);
-  });
-  int total = 0;
-  for (int b : bad) total += b;
-  return total;
 }
 
 } // namespace

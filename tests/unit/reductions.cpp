@@ -8,7 +8,10 @@
 
 #include <catch2/catch.hpp>
 
+#include "../support/failures.hpp"
 #include "../support/harness.hpp"
+#include "../support/matrix.hpp"
+#include "../support/sweeps.hpp"
 
 #include <algorithm>
 #include <array>
@@ -27,54 +30,11 @@ using namespace collectives;
 using namespace collectives::testing;
 using Catch::Matchers::Contains;
 
-// Sanitizer builds run 64-thread teams 10-20x slower: there the p sweep keeps every p to
-// 17 and the sizes around powers of two.
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define COLLECTIVES_REDUCTIONS_TEST_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-#define COLLECTIVES_REDUCTIONS_TEST_SANITIZED 1
-#endif
-#endif
-#ifndef COLLECTIVES_REDUCTIONS_TEST_SANITIZED
-#define COLLECTIVES_REDUCTIONS_TEST_SANITIZED 0
-#endif
-
 namespace {
-
-constexpr bool sanitized = COLLECTIVES_REDUCTIONS_TEST_SANITIZED != 0;
-
-std::vector<std::size_t> sweep_sizes()
-{
-  std::vector<std::size_t> ps;
-  for (std::size_t p = 1; p <= 64; ++p)
-    if (!sanitized || p <= 17 || p == 31 || p == 32 || p == 33 || p == 63 || p == 64) ps.push_back(p);
-  return ps;
-}
-
-/// Roots first, middle and last, without repeats.
-std::vector<std::size_t> roots_of(std::size_t p)
-{
-  std::vector<std::size_t> roots{0};
-  if (p / 2 != 0) roots.push_back(p / 2);
-  if (p - 1 != 0 && p - 1 != p / 2) roots.push_back(p - 1);
-  return roots;
-}
 
 // ---------------------------------------------------------------------------------------
 // Element types and operators.
 // ---------------------------------------------------------------------------------------
-
-/// A 2x2 matrix over the integers mod 2^32: its product is associative, not commutative.
-struct Mat {
-  std::uint32_t a, b, c, d;
-  friend bool operator==(const Mat&, const Mat&) = default;
-};
-
-/// The matrix product, a user lambda (not known to be commutative).
-const auto mat_mul = [](const Mat& x, const Mat& y) {
-  return Mat{x.a * y.a + x.b * y.c, x.a * y.b + x.b * y.d, x.c * y.a + x.d * y.c, x.c * y.b + x.d * y.d};
-};
 
 /// Concatenation in a fixed-size array: the non-zero chars of b appended to those of a.
 /// Long enough that two chars from each of 64 ranks never get cut.
@@ -198,16 +158,13 @@ auto concatenation()
 
 enum class Algorithms { all, defaults };
 
-template <class Topo>
-constexpr bool may_be_power_of_two = static_size_v<Topo> == dynamic_extent || detail::is_power_of_two(static_size_v<Topo>);
-
 template <class C, Algorithms A, class Topo, class F>
 void for_each_reduce(const Topo& topo, F f)
 {
   namespace alg = reduce_algorithm;
   if constexpr (A == Algorithms::all) {
     f(alg::binomial);
-    if constexpr (may_be_power_of_two<Topo>)
+    if constexpr (detail::may_be_power_of_two<Topo>)
       if (detail::is_power_of_two(topo.size())) f(alg::hypercube);
     if constexpr (product_topology<Topo>) f(alg::dimensional);
     f(alg::ring);
@@ -234,7 +191,7 @@ void for_each_reduce_scatter(const Topo& topo, F f)
 {
   namespace alg = reduce_scatter_algorithm;
   if constexpr (A == Algorithms::all) {
-    if constexpr (may_be_power_of_two<Topo>)
+    if constexpr (detail::may_be_power_of_two<Topo>)
       if (detail::is_power_of_two(topo.size())) f(alg::recursive_halving);
     f(alg::pairwise);
     if constexpr (C::commutative && product_topology<Topo>) f(alg::dimensional);
@@ -248,7 +205,7 @@ void for_each_scan(const Topo& topo, F f)
 {
   namespace alg = scan_algorithm;
   if constexpr (A == Algorithms::all) {
-    if constexpr (may_be_power_of_two<Topo>)
+    if constexpr (detail::may_be_power_of_two<Topo>)
       if (detail::is_power_of_two(topo.size())) f(alg::hypercube);
     f(alg::ring);
     f(alg::recursive_doubling);
@@ -271,17 +228,6 @@ constexpr bool uses_commutativity =
 // Per-rank checks. Failures are collected on the ranks (Catch2's assertions are not
 // thread-safe) and reported by the main thread.
 // ---------------------------------------------------------------------------------------
-
-using Failures = std::vector<std::string>;
-
-void report(const std::vector<Failures>& per_rank)
-{
-  std::size_t n = 0;
-  for (const auto& f : per_rank)
-    for (const auto& what : f)
-      if (++n <= 20) FAIL_CHECK(what);
-  CHECK(n == 0);
-}
 
 template <class C, class Alg>
 std::string describe(const char* call, const C& cs, std::size_t p, std::size_t n, std::size_t rank,

@@ -6,7 +6,9 @@
 
 #include <catch2/catch.hpp>
 
+#include "../support/failures.hpp"
 #include "../support/harness.hpp"
+#include "../support/sweeps.hpp"
 
 #include <array>
 #include <cstddef>
@@ -19,54 +21,7 @@ using namespace collectives;
 using namespace collectives::testing;
 using Catch::Matchers::Contains;
 
-// TSan and ASan run 64-thread teams 10-20x slower: there the full p sweep keeps every p to
-// 17 and the sizes around powers of two (the interplay the sanitizers check is the same).
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define COLLECTIVES_ROOTED_TEST_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-#define COLLECTIVES_ROOTED_TEST_SANITIZED 1
-#endif
-#endif
-#ifndef COLLECTIVES_ROOTED_TEST_SANITIZED
-#define COLLECTIVES_ROOTED_TEST_SANITIZED 0
-#endif
-
 namespace {
-
-constexpr bool sanitized = COLLECTIVES_ROOTED_TEST_SANITIZED != 0;
-
-/// The p of the full sweep (all of 1..64, trimmed under the sanitizers).
-std::vector<std::size_t> sweep_sizes()
-{
-  std::vector<std::size_t> ps;
-  for (std::size_t p = 1; p <= 64; ++p)
-    if (!sanitized || p <= 17 || p == 31 || p == 32 || p == 33 || p == 63 || p == 64) ps.push_back(p);
-  return ps;
-}
-
-/// Roots first, middle and last, without repeats.
-std::vector<std::size_t> roots_of(std::size_t p)
-{
-  std::vector<std::size_t> roots{0};
-  if (p / 2 != 0) roots.push_back(p / 2);
-  if (p - 1 != 0 && p - 1 != p / 2) roots.push_back(p - 1);
-  return roots;
-}
-
-/// What went wrong on the ranks: Catch2's assertions are not thread-safe, so the ranks
-/// collect failures and the main thread reports them.
-using Failures = std::vector<std::string>;
-
-void report(const std::vector<Failures>& per_rank)
-{
-  std::size_t n = 0;
-  for (const auto& f : per_rank)
-    for (const auto& what : f) {
-      if (++n <= 20) FAIL_CHECK(what); // the first few tell the story
-    }
-  CHECK(n == 0);
-}
 
 std::string describe(const char* call, const char* alg, const char* type, std::size_t p, std::size_t n,
                      std::size_t root, std::size_t rank)
@@ -75,40 +30,14 @@ std::string describe(const char* call, const char* alg, const char* type, std::s
          std::to_string(n) + ", root = " + std::to_string(root) + ", wrong on rank " + std::to_string(rank);
 }
 
-template <class T>
-const char* type_name()
-{
-  if constexpr (std::is_same_v<T, char>) return "char";
-  else if constexpr (std::is_same_v<T, double>) return "double";
-  else return "Particle";
-}
-
-/// n values of rank `owner`.
-template <class T>
-std::vector<T> values(std::size_t owner, std::size_t n)
-{
-  std::vector<T> v(n);
-  for (std::size_t i = 0; i < n; ++i) v[i] = make_value<T>(owner, i);
-  return v;
-}
-
-/// True when a hypercube algorithm may be named on Topo (a static size that is not a power
-/// of two is a compile error) and p fits it at run time.
-template <class Topo>
-bool hypercube_fits(const Topo& topo)
-{
-  return detail::is_power_of_two(topo.size());
-}
-
 /// Calls f(tag) for every broadcast algorithm that fits topo.
 template <class Topo, class F>
 void for_each_broadcast(const Topo& topo, F f)
 {
   namespace alg = broadcast_algorithm;
   f(alg::binomial);
-  constexpr std::size_t P = static_size_v<Topo>;
-  if constexpr (P == dynamic_extent || detail::is_power_of_two(P))
-    if (hypercube_fits(topo)) f(alg::hypercube);
+  if constexpr (detail::may_be_power_of_two<Topo>)
+    if (detail::is_power_of_two(topo.size())) f(alg::hypercube);
   f(alg::dimensional);
   f(alg::ring);
   f(alg::scatter_allgather);
@@ -121,9 +50,8 @@ void for_each_personalized(const Topo& topo, F f)
 {
   namespace alg = rooted_algorithm;
   f(alg::binomial);
-  constexpr std::size_t P = static_size_v<Topo>;
-  if constexpr (P == dynamic_extent || detail::is_power_of_two(P))
-    if (hypercube_fits(topo)) f(alg::hypercube);
+  if constexpr (detail::may_be_power_of_two<Topo>)
+    if (detail::is_power_of_two(topo.size())) f(alg::hypercube);
   f(alg::dimensional);
   f(alg::ring);
   f(alg::automatic);
@@ -147,12 +75,7 @@ template <class T, class Comm, class Root, class Alg>
 void check_scatter(Comm& comm, std::size_t m, std::size_t root, Root root_arg, Alg alg, Failures& bad)
 {
   const std::size_t r = comm.rank(), p = comm.size();
-  std::vector<T> send;
-  if (r == root)
-    for (std::size_t j = 0; j < p; ++j) {
-      const auto block = values<T>(j, m);
-      send.insert(send.end(), block.begin(), block.end());
-    }
+  const std::vector<T> send = r == root ? gathered<T>(p, m) : std::vector<T>{};
   std::vector<T> recv(m, poison<T>());
   if constexpr (std::is_same_v<Alg, rooted_algorithm::Default>) scatter(comm, send, recv, root_arg);
   else scatter(comm, send, recv, root_arg, alg);
@@ -170,12 +93,7 @@ void check_gather(Comm& comm, std::size_t m, std::size_t root, Root root_arg, Al
   if constexpr (std::is_same_v<Alg, rooted_algorithm::Default>) gather(comm, send, recv, root_arg);
   else gather(comm, send, recv, root_arg, alg);
   if (r != root) return;
-  std::vector<T> want;
-  for (std::size_t j = 0; j < p; ++j) {
-    const auto block = values<T>(j, m);
-    want.insert(want.end(), block.begin(), block.end());
-  }
-  if (recv != want) bad.push_back(describe("gather", Alg::name, type_name<T>(), p, m, root, r));
+  if (recv != gathered<T>(p, m)) bad.push_back(describe("gather", Alg::name, type_name<T>(), p, m, root, r));
 }
 
 /// Every algorithm of the three collectives with every root in roots_of(p), n values of T.

@@ -6,6 +6,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "../support/sanitizers.hpp"
+
 #include <collectives/collectives.hpp>
 
 #include <cstddef>
@@ -15,22 +17,11 @@
 using namespace collectives;
 using Catch::Matchers::Contains;
 
-// TSan makes the single-threaded verifier ~10x slower; under it the run-time sweep stops
-// earlier (the code it checks is the same).
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define COLLECTIVES_SCHEDULES_TEST_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-#define COLLECTIVES_SCHEDULES_TEST_SANITIZED 1
-#endif
-#endif
-#ifndef COLLECTIVES_SCHEDULES_TEST_SANITIZED
-#define COLLECTIVES_SCHEDULES_TEST_SANITIZED 0
-#endif
-
 namespace {
 
-constexpr bool sanitized = COLLECTIVES_SCHEDULES_TEST_SANITIZED != 0;
+// The single-threaded verifier runs ~10x slower under the sanitizers; there the run-time
+// sweep stops earlier (the code it checks is the same).
+using collectives::testing::sanitized;
 
 // ---------------------------------------------------------------------------------------
 // Loops for constant evaluation: each proves make(...) for a range of p (and roots).
@@ -54,8 +45,8 @@ constexpr bool every_power_of_two(std::size_t hi, Make make)
   return true;
 }
 
-/// verify(make(Ring<P>{})) for each P: the power-of-two schedules check their size in the
-/// constructor, which is a constant expression only for a static size.
+/// verify(make(Ring<P>{})) for each P: the power-of-two schedules on static rings (a P
+/// that is not a power of two fails their constructors' static_assert).
 template <std::size_t... P, class Make>
 constexpr bool every_static_ring(Make make)
 {

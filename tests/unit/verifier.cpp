@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "../support/harness.hpp"
+#include "../support/sanitizers.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -330,6 +331,7 @@ static_assert(all_verify<PairwiseSchedule, Ring<1>, Ring<2>, Ring<3>, Ring<4>, R
                          Mesh<2, 3>, Hypercube<0>, Hypercube<1>, Hypercube<2>, Hypercube<3>>());
 static_assert(all_verify<PairwiseXorSchedule, Ring<1>, Ring<2>, Ring<4>, Ring<8>, Hypercube<0>, Hypercube<1>,
                          Hypercube<2>, Hypercube<3>>());
+static_assert(PairwiseXorSchedule<Ring<>>(Ring<>{8}).num_steps() == 7); // constexpr for a dynamic p too
 static_assert(all_verify<RingSchedule, Ring<1>, Ring<2>, Ring<3>, Ring<4>, Ring<5>, Ring<6>, Ring<7>, Ring<8>,
                          Mesh<2, 3>, Hypercube<0>, Hypercube<1>, Hypercube<2>, Hypercube<3>>());
 static_assert(all_verify<RingTwoWaySchedule, Ring<1>, Ring<2>, Ring<3>, Ring<4>, Ring<5>, Ring<6>, Ring<7>, Ring<8>,
@@ -372,19 +374,7 @@ void check_verifies(const S& s)
 
 // Sanitizer builds run the verifier 5-10x slower: they skip the optional large cases
 // (marked below) but still verify p = 256, 257 and 512.
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define COLLECTIVES_TEST_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-#define COLLECTIVES_TEST_SANITIZED 1
-#endif
-#endif
-
-#ifdef COLLECTIVES_TEST_SANITIZED
-constexpr bool sanitized = true;
-#else
-constexpr bool sanitized = false;
-#endif
+using testing::sanitized;
 
 TEST_CASE("verifier: pairwise alltoall schedules at run time", "[verifier][alltoall]")
 {

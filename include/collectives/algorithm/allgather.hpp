@@ -6,6 +6,7 @@
 #include <collectives/detail/buffers.hpp>
 #include <collectives/detail/require.hpp>
 #include <collectives/execution/communicator.hpp>
+#include <collectives/cost/selection.hpp>
 #include <collectives/execution/executor.hpp>
 
 #include <cstddef>
@@ -38,8 +39,8 @@ struct Dimensional {
   template <product_topology T>
   static constexpr auto schedule(const T& t, bool in_place) { return AllgatherDimensionalSchedule<T>(t, in_place); }
 };
-/// Chosen at run time: recursive doubling when p is a power of two, else Bruck for short
-/// messages (p*m up to 64 KiB) and the ring for long ones, as MPICH does.
+/// The cheapest for the communicator's topology, cost model and block size
+/// (cost/selection.hpp).
 struct Default {
   static constexpr const char* name = "default";
 };
@@ -50,27 +51,41 @@ inline constexpr Dimensional dimensional{};
 inline constexpr Default automatic{};
 } // namespace allgather_algorithm
 
+// How the cost layer builds each algorithm (cost/selection.hpp) ---------------------------
+template <class Tag>
+  requires std::same_as<Tag, allgather_algorithm::Ring> || std::same_as<Tag, allgather_algorithm::Bruck>
+struct algorithm_cost<Collective::allgather, Tag> : detail::CostBase<detail::Needs::nothing> {
+  template <class T> static constexpr auto schedule(const T& t, const Problem& pr) { return Tag::schedule(t, pr.in_place); }
+};
+template <>
+struct algorithm_cost<Collective::allgather, allgather_algorithm::RecursiveDoubling>
+  : detail::CostBase<detail::Needs::power_of_two> {
+  template <class T>
+  static constexpr auto schedule(const T& t, const Problem& pr) { return AllgatherRecursiveDoublingSchedule<T>(t, pr.in_place); }
+};
+template <>
+struct algorithm_cost<Collective::allgather, allgather_algorithm::Dimensional> : detail::CostBase<detail::Needs::product> {
+  template <class T>
+  static constexpr auto schedule(const T& t, const Problem& pr) { return AllgatherDimensionalSchedule<T>(t, pr.in_place); }
+};
+template <>
+struct algorithm_candidates<Collective::allgather> {
+  static constexpr auto list()
+  {
+    return boost::hana::make_tuple(allgather_algorithm::ring, allgather_algorithm::recursive_doubling,
+                                   allgather_algorithm::bruck, allgather_algorithm::dimensional);
+  }
+};
+
 namespace detail {
 
 template <class Alg, class Comm, class T>
 void run_allgather(Comm& comm, const T* in, T* out, std::size_t m, bool in_place, Alg)
 {
-  using Topo = typename Comm::topology_type;
   const BlockLayout blocks{m};
   if constexpr (std::same_as<Alg, allgather_algorithm::Default>) {
-    const std::size_t p = comm.size();
-    // A static size that is not a power of two must not instantiate recursive doubling:
-    // its static_assert would reject the call (Ring<5>, Mesh<3, 4>).
-    constexpr std::size_t P = static_size_v<Topo>;
-    constexpr bool may_double = P == dynamic_extent || is_power_of_two(P);
-    if (may_double && is_power_of_two(p)) {
-      if constexpr (may_double)
-        execute(AllgatherRecursiveDoublingSchedule<Topo>(comm.topology(), in_place), comm.endpoint(), in, blocks, out,
-                blocks, m);
-    } else if (p * m * sizeof(T) <= 64 * 1024)
-      execute(AllgatherBruckSchedule<Topo>(comm.topology(), in_place), comm.endpoint(), in, blocks, out, blocks, m);
-    else
-      execute(AllgatherRingSchedule<Topo>(comm.topology(), in_place), comm.endpoint(), in, blocks, out, blocks, m);
+    run_cheapest<Collective::allgather>(comm, Problem{.m = comm.words(m * sizeof(T)), .in_place = in_place},
+                                        [&](auto tag) { run_allgather(comm, in, out, m, in_place, tag); });
   } else {
     static_assert(requires { Alg::schedule(comm.topology(), in_place); },
                   "collectives::allgather: the last argument is not an allgather algorithm for this topology");

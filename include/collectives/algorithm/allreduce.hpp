@@ -8,6 +8,7 @@
 #include <collectives/detail/require.hpp>
 #include <collectives/execution/chunks.hpp>
 #include <collectives/execution/communicator.hpp>
+#include <collectives/cost/selection.hpp>
 #include <collectives/execution/executor.hpp>
 
 #include <cstddef>
@@ -33,7 +34,8 @@ struct Ring {
 struct ReduceBroadcast {
   static constexpr const char* name = "reduce_broadcast";
 };
-/// Recursive doubling up to 2 KiB or fewer elements than ranks, else Rabenseifner (MPICH's rule).
+/// The cheapest for the communicator's topology, cost model, vector size and operator
+/// (cost/selection.hpp).
 struct Default {
   static constexpr const char* name = "default";
 };
@@ -43,6 +45,37 @@ inline constexpr Ring ring{};
 inline constexpr ReduceBroadcast reduce_broadcast{};
 inline constexpr Default automatic{};
 } // namespace allreduce_algorithm
+
+// How the cost layer builds each algorithm (cost/selection.hpp); m: the whole vector -----
+template <>
+struct algorithm_cost<Collective::allreduce, allreduce_algorithm::RecursiveDoubling> : detail::CostBase<detail::Needs::nothing> {
+  template <class T> static constexpr auto schedule(const T& t, const Problem& pr) { return allreduce_doubling_schedule(t, pr.in_place, pr.commutative); }
+};
+template <>
+struct algorithm_cost<Collective::allreduce, allreduce_algorithm::Rabenseifner> : detail::CostBase<detail::Needs::nothing> {
+  template <class T> static constexpr auto schedule(const T& t, const Problem& pr) { return allreduce_rabenseifner_schedule(t, pr.in_place, pr.commutative); }
+  /// The vector in pow2_floor(p) pieces.
+  static constexpr double block_words(double m, std::size_t p) { return m / static_cast<double>(pow2_floor(p)); }
+};
+/// Commutative operators only, and not in place.
+template <>
+struct algorithm_cost<Collective::allreduce, allreduce_algorithm::Ring> : detail::CostBase<detail::Needs::nothing, false, false> {
+  template <class T> static constexpr auto schedule(const T& t, const Problem&) { return allreduce_ring_schedule(t); }
+  /// The vector in p pieces.
+  static constexpr double block_words(double m, std::size_t p) { return m / static_cast<double>(p); }
+};
+template <>
+struct algorithm_cost<Collective::allreduce, allreduce_algorithm::ReduceBroadcast> : detail::CostBase<detail::Needs::nothing> {
+  template <class T> static constexpr auto schedule(const T& t, const Problem& pr) { return allreduce_reduce_broadcast_schedule(t.size(), pr.in_place, pr.commutative); }
+};
+template <>
+struct algorithm_candidates<Collective::allreduce> {
+  static constexpr auto list()
+  {
+    return boost::hana::make_tuple(allreduce_algorithm::recursive_doubling, allreduce_algorithm::rabenseifner,
+                                   allreduce_algorithm::ring, allreduce_algorithm::reduce_broadcast);
+  }
+};
 
 namespace detail {
 
@@ -79,8 +112,11 @@ void run_allreduce(Comm& comm, const T* in, T* out, std::size_t n, bool in_place
   } else {
     static_assert(std::same_as<Alg, allreduce_algorithm::Default>,
                   "collectives::allreduce: the last argument is not an allreduce algorithm");
-    if (n * sizeof(T) <= 2048 || n < pow2_floor(p)) doubling();
-    else rabenseifner();
+    run_cheapest<Collective::allreduce>(
+      comm, Problem{.m = comm.words(n * sizeof(T)), .commutative = comm_op, .in_place = in_place}, [&](auto tag) {
+        if constexpr (accepts_operator_v<Collective::allreduce, decltype(tag), comm_op>)
+          run_allreduce<decltype(tag)>(comm, in, out, n, in_place, op);
+      });
   }
 }
 

@@ -8,6 +8,7 @@
 #include <collectives/algorithm/alltoall/ring.hpp>
 // Each schedule header also defines its tag in collectives::alltoall_algorithm.
 #include <collectives/algorithm/requirements.hpp>
+#include <collectives/cost/selection.hpp>
 #include <collectives/detail/buffers.hpp>
 #include <collectives/detail/require.hpp>
 #include <collectives/execution/communicator.hpp>
@@ -23,14 +24,42 @@ namespace collectives {
 
 namespace alltoall_algorithm {
 
-/// The algorithm used when none is named (until the cost model selects): pairwise XOR when
-/// p is a power of two, else pairwise.
+/// The algorithm used when none is named: the cheapest for the communicator's topology,
+/// cost model and block size (cost/selection.hpp).
 struct Default {
   static constexpr const char* name = "default";
 };
 inline constexpr Default automatic{};
 
 } // namespace alltoall_algorithm
+
+// How the cost layer builds each algorithm (cost/selection.hpp) ---------------------------
+template <class Tag>
+  requires std::same_as<Tag, alltoall_algorithm::Pairwise> || std::same_as<Tag, alltoall_algorithm::Ring> ||
+           std::same_as<Tag, alltoall_algorithm::RingTwoWay> || std::same_as<Tag, alltoall_algorithm::Bruck>
+struct algorithm_cost<Collective::alltoall, Tag> : detail::CostBase<detail::Needs::nothing> {
+  template <class T> static constexpr auto schedule(const T& t, const Problem&) { return Tag::schedule(t); }
+};
+template <class Tag>
+  requires std::same_as<Tag, alltoall_algorithm::PairwiseXor> || std::same_as<Tag, alltoall_algorithm::StandardExchange> ||
+           std::same_as<Tag, alltoall_algorithm::AllPort>
+struct algorithm_cost<Collective::alltoall, Tag> : detail::CostBase<detail::Needs::power_of_two> {
+  template <class T> static constexpr auto schedule(const T& t, const Problem&) { return Tag::schedule(t); }
+};
+template <>
+struct algorithm_cost<Collective::alltoall, alltoall_algorithm::Dimensional> : detail::CostBase<detail::Needs::product_2d> {
+  template <class T> static constexpr auto schedule(const T& t, const Problem&) { return alltoall_algorithm::Dimensional::schedule(t); }
+};
+template <>
+struct algorithm_candidates<Collective::alltoall> {
+  static constexpr auto list()
+  {
+    return boost::hana::make_tuple(alltoall_algorithm::pairwise, alltoall_algorithm::pairwise_xor, alltoall_algorithm::ring,
+                                   alltoall_algorithm::ring_two_way, alltoall_algorithm::bruck,
+                                   alltoall_algorithm::standard_exchange, alltoall_algorithm::all_port,
+                                   alltoall_algorithm::dimensional);
+  }
+};
 
 namespace detail {
 
@@ -80,15 +109,8 @@ struct alltoall_fn {
     const T* in = std::ranges::data(send);
     T* out = std::ranges::data(recv);
     if constexpr (std::same_as<Alg, alltoall_algorithm::Default>) {
-      // A static size that is not a power of two is settled at compile time: instantiating
-      // PairwiseXorSchedule for it would trip its static_assert (Ring<5>, Mesh<2, 3>).
-      constexpr std::size_t P = static_size_v<Topo>;
-      if constexpr (P != dynamic_extent && !detail::is_power_of_two(P))
-        execute(PairwiseSchedule<Topo>(comm.topology()), comm.endpoint(), in, BlockLayout{m}, out, BlockLayout{m}, m);
-      else if (detail::is_power_of_two(comm.size()))
-        execute(PairwiseXorSchedule<Topo>(comm.topology()), comm.endpoint(), in, BlockLayout{m}, out, BlockLayout{m}, m);
-      else
-        execute(PairwiseSchedule<Topo>(comm.topology()), comm.endpoint(), in, BlockLayout{m}, out, BlockLayout{m}, m);
+      detail::run_cheapest<Collective::alltoall>(comm, Problem{.m = comm.words(m * sizeof(T))},
+                                                 [&](auto tag) { (*this)(comm, send, recv, tag); });
     } else {
       static_assert(detail::alltoall_algorithm_for<Alg, Topo>,
                     "collectives::alltoall: the last argument is not an alltoall algorithm for this topology");

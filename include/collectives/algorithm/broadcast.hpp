@@ -24,9 +24,32 @@ struct ScatterAllgather {
 inline constexpr ScatterAllgather scatter_allgather{};
 } // namespace broadcast_algorithm
 
+// How the cost layer builds each algorithm (cost/selection.hpp); m: the whole vector -----
+namespace detail {
+template <>
+struct rooted_schedules<Collective::broadcast> {
+  static constexpr auto tree(std::size_t p, TreeShape shape, const Problem& pr) { return BroadcastTreeSchedule(p, shape, pr.root); }
+  static constexpr auto ring(std::size_t p, const Problem& pr) { return BroadcastRingSchedule(p, pr.root); }
+};
+} // namespace detail
+template <>
+struct algorithm_cost<Collective::broadcast, broadcast_algorithm::ScatterAllgather> : detail::CostBase<detail::Needs::nothing> {
+  template <class T> static constexpr auto schedule(const T& t, const Problem& pr) { return broadcast_scatter_allgather_schedule(t.size(), pr.root); }
+  /// The vector in p pieces.
+  static constexpr double block_words(double m, std::size_t p) { return m / static_cast<double>(p); }
+};
+template <>
+struct algorithm_candidates<Collective::broadcast> {
+  static constexpr auto list()
+  {
+    return boost::hana::make_tuple(rooted_algorithm::binomial, rooted_algorithm::hypercube, rooted_algorithm::dimensional,
+                                   rooted_algorithm::ring, broadcast_algorithm::scatter_allgather);
+  }
+};
+
 /// broadcast(comm, buf, root[, algorithm]): the root's buf reaches every rank's buf (all
-/// the same size). Default: the tree (hypercube's own on a hypercube, else binomial)
-/// below 12 KiB or for p < 8, else scatter + all-gather (as MPICH). A bad root throws
+/// the same size). Default: the cheapest for the communicator's topology, cost model, size
+/// and root (cost/selection.hpp). A bad root throws
 /// std::invalid_argument (compile error for a static root, see root_c).
 /// collective: every rank must call it with the same size, root and algorithm.
 struct broadcast_fn {
@@ -49,8 +72,8 @@ struct broadcast_fn {
               chunks.repeated());
     };
     if constexpr (std::same_as<Alg, broadcast_algorithm::Default>) {
-      if (n * sizeof(T) < 12 * 1024 || p < 8) tree(detail::default_shape(comm.topology()));
-      else split();
+      detail::run_cheapest<Collective::broadcast>(comm, Problem{.m = comm.words(n * sizeof(T)), .root = root},
+                                                  [&](auto tag) { (*this)(comm, buf, root, tag); });
     } else if constexpr (std::same_as<Alg, broadcast_algorithm::ScatterAllgather>) {
       split();
     } else if constexpr (std::same_as<Alg, broadcast_algorithm::Ring>) {

@@ -29,10 +29,42 @@ struct ReduceScatterGather {
 inline constexpr ReduceScatterGather reduce_scatter_gather{};
 } // namespace reduce_algorithm
 
+// How the cost layer builds each algorithm (cost/selection.hpp); m: the whole vector -----
+namespace detail {
+template <>
+struct rooted_schedules<Collective::reduce> {
+  static constexpr auto tree(std::size_t p, TreeShape shape, const Problem& pr) { return ReduceTreeSchedule(p, shape, pr.root, pr.commutative); }
+  static constexpr auto ring(std::size_t p, const Problem& pr) { return ReduceRingSchedule(p, pr.root, pr.commutative); }
+};
+} // namespace detail
+/// Estimated with the halving reduce-scatter when p is a power of two, else pairwise, as
+/// the front end runs it. (Two schedule types: estimate() is called on each branch.)
+template <>
+struct algorithm_cost<Collective::reduce, reduce_algorithm::ReduceScatterGather> : detail::CostBase<detail::Needs::nothing> {
+  static constexpr double block_words(double m, std::size_t p) { return m / static_cast<double>(p); }
+  template <class T, class N>
+  static constexpr CostReport estimate_on(const T& t, const N& network, const CostModel& model, const Problem& pr)
+  {
+    const std::size_t p = t.size();
+    const double b = block_words(pr.m, p);
+    if (detail::is_power_of_two(p))
+      return estimate(reduce_scatter_gather_halving(p, pr.root, pr.commutative), network, model, b);
+    return estimate(reduce_scatter_gather_pairwise(p, pr.root, pr.commutative), network, model, b);
+  }
+};
+template <>
+struct algorithm_candidates<Collective::reduce> {
+  static constexpr auto list()
+  {
+    return boost::hana::make_tuple(rooted_algorithm::binomial, rooted_algorithm::hypercube, rooted_algorithm::dimensional,
+                                   rooted_algorithm::ring, reduce_algorithm::reduce_scatter_gather);
+  }
+};
+
 /// reduce(comm, send, recv, op, root[, algorithm]): the root's recv (at least send.size()
 /// elements) gets x0 op x1 op ... op x(p-1) element-wise, in rank order for any associative
-/// op; other ranks' recv is not touched (it may be empty). Default: the tree up to 2 KiB or
-/// fewer elements than ranks, else reduce-scatter + gather (as MPICH).
+/// op; other ranks' recv is not touched (it may be empty). Default: the cheapest for the
+/// communicator's topology, cost model, size, root and operator (cost/selection.hpp).
 /// Bad input throws std::invalid_argument before anything is written.
 /// collective: every rank must call it with the same size, op, root and algorithm.
 struct reduce_fn {
@@ -69,8 +101,9 @@ struct reduce_fn {
                 chunks.repeated(), op);
     };
     if constexpr (std::same_as<Alg, reduce_algorithm::Default>) {
-      if (n * sizeof(T) <= 2048 || n < p) tree(detail::default_shape(comm.topology()));
-      else split();
+      detail::run_cheapest<Collective::reduce>(
+        comm, Problem{.m = comm.words(n * sizeof(T)), .root = root, .commutative = c},
+        [&](auto tag) { (*this)(comm, send, recv, op, root, tag); });
     } else if constexpr (std::same_as<Alg, reduce_algorithm::ReduceScatterGather>) {
       split();
     } else if constexpr (std::same_as<Alg, reduce_algorithm::Ring>) {

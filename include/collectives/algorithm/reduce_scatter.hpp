@@ -8,6 +8,7 @@
 #include <collectives/detail/buffers.hpp>
 #include <collectives/detail/require.hpp>
 #include <collectives/execution/communicator.hpp>
+#include <collectives/cost/selection.hpp>
 #include <collectives/execution/executor.hpp>
 
 #include <cstddef>
@@ -34,7 +35,8 @@ struct Pairwise {
 struct Dimensional {
   static constexpr const char* name = "dimensional";
 };
-/// Recursive halving when p is a power of two, else pairwise.
+/// The cheapest for the communicator's topology, cost model, block size and operator
+/// (cost/selection.hpp).
 struct Default {
   static constexpr const char* name = "default";
 };
@@ -44,6 +46,36 @@ inline constexpr Pairwise pairwise{};
 inline constexpr Dimensional dimensional{};
 inline constexpr Default automatic{};
 } // namespace reduce_scatter_algorithm
+
+// How the cost layer builds each algorithm (cost/selection.hpp) ---------------------------
+template <>
+struct algorithm_cost<Collective::reduce_scatter, reduce_scatter_algorithm::RecursiveHalving>
+  : detail::CostBase<detail::Needs::power_of_two> {
+  template <class T> static constexpr auto schedule(const T& t, const Problem& pr) { return ReduceScatterHalvingSchedule<T>(t, pr.commutative); }
+};
+template <>
+struct algorithm_cost<Collective::reduce_scatter, reduce_scatter_algorithm::Ring>
+  : detail::CostBase<detail::Needs::nothing, false> {
+  template <class T> static constexpr auto schedule(const T& t, const Problem&) { return ReduceScatterRingSchedule<T>(t); }
+};
+template <>
+struct algorithm_cost<Collective::reduce_scatter, reduce_scatter_algorithm::Pairwise>
+  : detail::CostBase<detail::Needs::nothing> {
+  template <class T> static constexpr auto schedule(const T& t, const Problem& pr) { return ReduceScatterPairwiseSchedule<T>(t, pr.commutative); }
+};
+template <>
+struct algorithm_cost<Collective::reduce_scatter, reduce_scatter_algorithm::Dimensional>
+  : detail::CostBase<detail::Needs::product, false> {
+  template <class T> static constexpr auto schedule(const T& t, const Problem&) { return ReduceScatterDimensionalSchedule<T>(t); }
+};
+template <>
+struct algorithm_candidates<Collective::reduce_scatter> {
+  static constexpr auto list()
+  {
+    return boost::hana::make_tuple(reduce_scatter_algorithm::recursive_halving, reduce_scatter_algorithm::ring,
+                                   reduce_scatter_algorithm::pairwise, reduce_scatter_algorithm::dimensional);
+  }
+};
 
 /// reduce_scatter(comm, send, recv, op[, algorithm]): send holds p blocks of m elements;
 /// rank r's recv (at least m elements) gets block r reduced over all ranks, in rank order
@@ -95,14 +127,11 @@ struct reduce_scatter_fn {
     } else {
       static_assert(std::same_as<Alg, reduce_scatter_algorithm::Default>,
                     "collectives::reduce_scatter: the last argument is not a reduce_scatter algorithm");
-      // A static size that is not a power of two is settled at compile time: instantiating
-      // the halving schedule for it would trip its static_assert (Ring<5>, Mesh<3, 4>).
-      if constexpr (P != dynamic_extent && !detail::is_power_of_two(P))
-        execute(ReduceScatterPairwiseSchedule<Topo>(comm.topology(), comm_op), ep, in, blocks, out, blocks, m, op);
-      else if (detail::is_power_of_two(p))
-        execute(ReduceScatterHalvingSchedule<Topo>(comm.topology(), comm_op), ep, in, blocks, out, blocks, m, op);
-      else
-        execute(ReduceScatterPairwiseSchedule<Topo>(comm.topology(), comm_op), ep, in, blocks, out, blocks, m, op);
+      detail::run_cheapest<Collective::reduce_scatter>(
+        comm, Problem{.m = comm.words(m * sizeof(T)), .commutative = comm_op}, [&](auto tag) {
+          if constexpr (detail::accepts_operator_v<Collective::reduce_scatter, decltype(tag), comm_op>)
+            (*this)(comm, send, recv, op, tag);
+        });
     }
   }
 

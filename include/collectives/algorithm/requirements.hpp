@@ -3,21 +3,14 @@
 // caller's name so the message names the call; the static twins live in the schedules as
 // static_asserts (their messages must be literals).
 
+#include <collectives/detail/power_of_two.hpp> // require_power_of_two_ranks
 #include <collectives/detail/require.hpp>
 #include <collectives/topology/concepts.hpp>
 
 #include <bit>
 #include <cstddef>
-#include <string>
 
 namespace collectives::detail {
-
-/// p must be a power of two (hypercube algorithms).
-inline void require_power_of_two(std::size_t p, const char* call)
-{
-  if (p == 0 || !std::has_single_bit(p))
-    throw_invalid_argument(std::string(call) + ": needs a power-of-two number of ranks, got " + to_text(p));
-}
 
 /// True when p is a power of two; usable in static_assert.
 constexpr bool is_power_of_two(std::size_t p) { return p != 0 && std::has_single_bit(p); }

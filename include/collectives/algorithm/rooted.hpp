@@ -4,6 +4,7 @@
 
 #include <collectives/algorithm/requirements.hpp>
 #include <collectives/algorithm/tree/shape.hpp>
+#include <collectives/cost/selection.hpp>
 #include <collectives/detail/require.hpp>
 #include <collectives/topology/concepts.hpp>
 #include <collectives/topology/hypercube.hpp>
@@ -53,7 +54,7 @@ constexpr TreeShape hypercube_shape(const Topo& topo, const char* call)
     static_assert(is_power_of_two(static_size_v<Topo>),
                   "collectives: a hypercube algorithm needs a power-of-two number of ranks");
   else
-    require_power_of_two(topo.size(), call);
+    require_power_of_two_ranks(topo.size(), call);
   return bits_shape(topo.size());
 }
 
@@ -92,7 +93,8 @@ struct DimensionalTree {
 struct Ring {
   static constexpr const char* name = "ring";
 };
-/// Chosen by message size (see each collective).
+/// The cheapest for the communicator's topology, cost model, size and root
+/// (cost/selection.hpp).
 struct Default {
   static constexpr const char* name = "default";
 };
@@ -102,5 +104,38 @@ inline constexpr DimensionalTree dimensional{};
 inline constexpr Ring ring{};
 inline constexpr Default automatic{};
 } // namespace rooted_algorithm
+
+// How the cost layer builds the shared algorithms (cost/selection.hpp) -------------------
+namespace detail {
+/// The schedules of rooted collective C (specialised in each one's header):
+/// tree(p, shape, problem) and ring(p, problem).
+template <Collective C>
+struct rooted_schedules;
+} // namespace detail
+
+template <Collective C>
+  requires detail::rooted_collective<C>
+struct algorithm_cost<C, rooted_algorithm::Binomial> : detail::CostBase<detail::Needs::nothing> {
+  template <class T>
+  static constexpr auto schedule(const T& t, const Problem& pr) { return detail::rooted_schedules<C>::tree(t.size(), ring_shape(t.size()), pr); }
+};
+template <Collective C>
+  requires detail::rooted_collective<C>
+struct algorithm_cost<C, rooted_algorithm::HypercubeTree> : detail::CostBase<detail::Needs::power_of_two> {
+  template <class T>
+  static constexpr auto schedule(const T& t, const Problem& pr) { return detail::rooted_schedules<C>::tree(t.size(), bits_shape(t.size()), pr); }
+};
+template <Collective C>
+  requires detail::rooted_collective<C>
+struct algorithm_cost<C, rooted_algorithm::DimensionalTree> : detail::CostBase<detail::Needs::product> {
+  template <class T>
+  static constexpr auto schedule(const T& t, const Problem& pr) { return detail::rooted_schedules<C>::tree(t.size(), topology_shape(t), pr); }
+};
+template <Collective C>
+  requires detail::rooted_collective<C>
+struct algorithm_cost<C, rooted_algorithm::Ring> : detail::CostBase<detail::Needs::nothing> {
+  template <class T>
+  static constexpr auto schedule(const T& t, const Problem& pr) { return detail::rooted_schedules<C>::ring(t.size(), pr); }
+};
 
 } // namespace collectives

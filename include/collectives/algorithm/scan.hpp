@@ -7,6 +7,7 @@
 #include <collectives/detail/buffers.hpp>
 #include <collectives/detail/require.hpp>
 #include <collectives/execution/communicator.hpp>
+#include <collectives/cost/selection.hpp>
 #include <collectives/execution/executor.hpp>
 
 #include <cstddef>
@@ -32,7 +33,8 @@ struct RecursiveDoubling {
   static constexpr const char* name = "recursive_doubling";
   template <topology T> static constexpr auto schedule(const T& t, bool ex, bool c) { return ScanDoublingSchedule<T>(t, ex, c); }
 };
-/// Hypercube when p is a power of two, else recursive doubling.
+/// The cheapest for the communicator's topology, cost model and vector size
+/// (cost/selection.hpp).
 struct Default {
   static constexpr const char* name = "default";
 };
@@ -42,24 +44,35 @@ inline constexpr RecursiveDoubling recursive_doubling{};
 inline constexpr Default automatic{};
 } // namespace scan_algorithm
 
+// How the cost layer builds each algorithm (cost/selection.hpp; scan and exscan cost the
+// same, so it builds scan's); m: the whole vector -----------------------------------------
+template <class Tag>
+  requires std::same_as<Tag, scan_algorithm::Ring> || std::same_as<Tag, scan_algorithm::RecursiveDoubling>
+struct algorithm_cost<Collective::scan, Tag> : detail::CostBase<detail::Needs::nothing> {
+  template <class T> static constexpr auto schedule(const T& t, const Problem& pr) { return Tag::schedule(t, false, pr.commutative); }
+};
+template <>
+struct algorithm_cost<Collective::scan, scan_algorithm::Hypercube> : detail::CostBase<detail::Needs::power_of_two> {
+  template <class T> static constexpr auto schedule(const T& t, const Problem& pr) { return ScanHypercubeSchedule<T>(t, false, pr.commutative); }
+};
+template <>
+struct algorithm_candidates<Collective::scan> {
+  static constexpr auto list()
+  {
+    return boost::hana::make_tuple(scan_algorithm::hypercube, scan_algorithm::ring, scan_algorithm::recursive_doubling);
+  }
+};
+
 namespace detail {
 
 template <class Alg, class Comm, class T, class Op>
 void run_scan(Comm& comm, const T* in, T* out, std::size_t n, bool exclusive, Op op)
 {
-  using Topo = typename Comm::topology_type;
   constexpr bool c = is_commutative_v<Op, T>;
   const BlockLayout whole{n};
   if constexpr (std::same_as<Alg, scan_algorithm::Default>) {
-    // A static size that is not a power of two is settled at compile time: instantiating
-    // the hypercube schedule for it would trip its static_assert (Ring<5>, Mesh<3, 4>).
-    constexpr std::size_t P = static_size_v<Topo>;
-    if constexpr (P != dynamic_extent && !is_power_of_two(P))
-      execute(ScanDoublingSchedule<Topo>(comm.topology(), exclusive, c), comm.endpoint(), in, whole, out, whole, n, op);
-    else if (is_power_of_two(comm.size()))
-      execute(ScanHypercubeSchedule<Topo>(comm.topology(), exclusive, c), comm.endpoint(), in, whole, out, whole, n, op);
-    else
-      execute(ScanDoublingSchedule<Topo>(comm.topology(), exclusive, c), comm.endpoint(), in, whole, out, whole, n, op);
+    run_cheapest<Collective::scan>(comm, Problem{.m = comm.words(n * sizeof(T)), .commutative = c},
+                                   [&](auto tag) { run_scan<decltype(tag)>(comm, in, out, n, exclusive, op); });
   } else {
     static_assert(requires { Alg::schedule(comm.topology(), exclusive, c); },
                   "collectives::scan: the last argument is not a scan algorithm");

@@ -15,13 +15,37 @@
 namespace collectives {
 
 /// Algorithms for scatter and gather: rooted_algorithm::{binomial, hypercube, dimensional,
-/// ring}; the default is the hypercube's own tree on a hypercube, else binomial.
+/// ring}; the default is the cheapest for the communicator's topology, cost model, block
+/// size and root (cost/selection.hpp).
 namespace scatter_algorithm {
 using namespace rooted_algorithm;
 }
 namespace gather_algorithm {
 using namespace rooted_algorithm;
 }
+
+// How the cost layer builds each algorithm (cost/selection.hpp); m: one block -----------
+namespace detail {
+template <>
+struct rooted_schedules<Collective::scatter> {
+  static constexpr auto tree(std::size_t p, TreeShape shape, const Problem& pr) { return ScatterTreeSchedule(p, shape, pr.root); }
+  static constexpr auto ring(std::size_t p, const Problem& pr) { return ScatterRingSchedule(p, pr.root); }
+};
+template <>
+struct rooted_schedules<Collective::gather> {
+  static constexpr auto tree(std::size_t p, TreeShape shape, const Problem& pr) { return GatherTreeSchedule(p, shape, pr.root); }
+  static constexpr auto ring(std::size_t p, const Problem& pr) { return GatherRingSchedule(p, pr.root); }
+};
+} // namespace detail
+template <Collective C>
+  requires(C == Collective::scatter || C == Collective::gather)
+struct algorithm_candidates<C> {
+  static constexpr auto list()
+  {
+    return boost::hana::make_tuple(rooted_algorithm::binomial, rooted_algorithm::hypercube, rooted_algorithm::dimensional,
+                                   rooted_algorithm::ring);
+  }
+};
 
 namespace detail {
 
@@ -36,7 +60,9 @@ void run_personalized(Comm& comm, const T* in, T* out, std::size_t m, std::size_
     else execute(ScatterTreeSchedule(p, shape, root), ep, in, blocks, out, blocks, m);
   };
   if constexpr (std::same_as<Alg, rooted_algorithm::Default>) {
-    tree(default_shape(comm.topology()));
+    constexpr Collective c = Gather ? Collective::gather : Collective::scatter;
+    run_cheapest<c>(comm, Problem{.m = comm.words(m * sizeof(T)), .root = root},
+                    [&](auto tag) { run_personalized<Gather, decltype(tag)>(comm, in, out, m, root); });
   } else if constexpr (std::same_as<Alg, rooted_algorithm::Ring>) {
     if constexpr (Gather) execute(GatherRingSchedule(p, root), ep, in, blocks, out, blocks, m);
     else execute(ScatterRingSchedule(p, root), ep, in, blocks, out, blocks, m);

@@ -11,8 +11,9 @@
 //                 embedded_ring_node(i) goes to node embedded_ring_node(i + q). That is the
 //                 seed's algorithm; the rank shift cannot be done at its cost (see
 //                 algorithm/shift/hypercube.hpp). Its verifier spec is GrayShiftOp.
-//   automatic     (the default) direct: one message per rank, the fewest start-ups on any
-//                 topology, and congestion-free on hypercubes; until the cost model selects.
+//   automatic     (the default) the cheapest of ring, direct and mesh for the communicator's
+//                 topology, cost model, size and q (cost/selection.hpp); hypercube_sf is
+//                 never picked, as it shifts another order of the nodes.
 
 #include <collectives/algorithm/requirements.hpp>
 #include <collectives/algorithm/shift/direct.hpp>
@@ -22,6 +23,7 @@
 #include <collectives/detail/buffers.hpp>
 #include <collectives/detail/require.hpp>
 #include <collectives/execution/communicator.hpp>
+#include <collectives/cost/selection.hpp>
 #include <collectives/execution/executor.hpp>
 
 #include <cstddef>
@@ -32,14 +34,34 @@
 namespace collectives {
 
 namespace shift_algorithm {
-/// The algorithm used when none is named: direct (one step, any p).
+/// The algorithm used when none is named: the cheapest (see the top of this header).
 struct Default {
   static constexpr const char* name = "default";
-  template <topology T>
-  static constexpr auto schedule(const T& t, std::ptrdiff_t q) { return ShiftDirectSchedule<T>(t, q); }
 };
 inline constexpr Default automatic{};
 } // namespace shift_algorithm
+
+// How the cost layer builds each algorithm (cost/selection.hpp); m: the block ------------
+template <class Tag>
+  requires std::same_as<Tag, shift_algorithm::Ring> || std::same_as<Tag, shift_algorithm::Direct>
+struct algorithm_cost<Collective::shift, Tag> : detail::CostBase<detail::Needs::nothing> {
+  template <class T> static constexpr auto schedule(const T& t, const Problem& pr) { return Tag::schedule(t, pr.q); }
+};
+template <>
+struct algorithm_cost<Collective::shift, shift_algorithm::Mesh> : detail::CostBase<detail::Needs::two_dim_torus> {
+  template <class T> static constexpr auto schedule(const T& t, const Problem& pr) { return ShiftMeshSchedule<T>(t, pr.q); }
+};
+template <>
+struct algorithm_cost<Collective::shift, shift_algorithm::HypercubeSf> : detail::CostBase<detail::Needs::power_of_two> {
+  template <class T> static constexpr auto schedule(const T& t, const Problem& pr) { return ShiftHypercubeSfSchedule<T>(t, pr.q); }
+};
+template <>
+struct algorithm_candidates<Collective::shift> {
+  static constexpr auto list()
+  {
+    return boost::hana::make_tuple(shift_algorithm::ring, shift_algorithm::direct, shift_algorithm::mesh);
+  }
+};
 
 /// shift(comm, send, recv, q[, algorithm]): rank r's `send` (m elements) is copied into
 /// the `recv` of rank (r + q) mod p, for any integer q (0, negative and |q| >= p included);
@@ -58,7 +80,7 @@ struct shift_fn {
   void operator()(Comm& comm, const Send& send, Recv&& recv, std::ptrdiff_t q, Alg) const
   {
     using Topo = typename Comm::topology_type;
-    static_assert(requires(const Topo& t) { Alg::schedule(t, q); },
+    static_assert(std::same_as<Alg, shift_algorithm::Default> || requires(const Topo& t) { Alg::schedule(t, q); },
                   "collectives::shift: the last argument is not a shift algorithm (see collectives::shift_algorithm)");
     constexpr std::size_t NS = detail::static_extent_v<Send>, NR = detail::static_extent_v<Recv>;
     if constexpr (NS != dynamic_extent && NR != dynamic_extent)
@@ -68,10 +90,16 @@ struct shift_fn {
       detail::throw_invalid_argument("collectives::shift: the send range has " + detail::to_text(m) +
                                      " elements but the receive range has " +
                                      detail::to_text(std::ranges::size(recv)) + "; they must be equal");
-    // Building the schedule checks that the algorithm fits the topology, before any write.
-    const auto schedule = Alg::schedule(comm.topology(), q);
-    execute(schedule, comm.endpoint(), std::ranges::data(send), BlockLayout{m}, std::ranges::data(recv),
-            BlockLayout{m}, m);
+    if constexpr (std::same_as<Alg, shift_algorithm::Default>) {
+      using T = std::ranges::range_value_t<Send>;
+      detail::run_cheapest<Collective::shift>(comm, Problem{.m = comm.words(m * sizeof(T)), .q = q},
+                                              [&](auto tag) { (*this)(comm, send, recv, q, tag); });
+    } else {
+      // Building the schedule checks that the algorithm fits the topology, before any write.
+      const auto schedule = Alg::schedule(comm.topology(), q);
+      execute(schedule, comm.endpoint(), std::ranges::data(send), BlockLayout{m}, std::ranges::data(recv),
+              BlockLayout{m}, m);
+    }
   }
 
   template <communicator Comm, buffer Send, output_buffer Recv>

@@ -55,6 +55,7 @@ struct Problem {
   std::size_t root = 0;      ///< rooted collectives
   std::ptrdiff_t q = 1;      ///< shift distance
   bool commutative = true;   ///< the reduction operator may be reordered
+  bool in_place = false;     ///< the call works in place (some algorithms cannot)
 };
 
 } // namespace collectives

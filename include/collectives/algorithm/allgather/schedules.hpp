@@ -5,6 +5,7 @@
 // message broadcast and all-reduce compositions).
 
 #include <collectives/algorithm/requirements.hpp>
+#include <collectives/detail/power_of_two.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
 #include <collectives/topology/concepts.hpp>
@@ -57,11 +58,9 @@ class AllgatherRecursiveDoublingSchedule {
 public:
   constexpr explicit AllgatherRecursiveDoublingSchedule(T topo, bool in_place = false) : topo_(topo), in_place_(in_place)
   {
-    if constexpr (static_size_v<T> != dynamic_extent)
-      static_assert(detail::is_power_of_two(static_size_v<T>),
-                    "collectives::allgather(recursive_doubling): the topology's size must be a power of two");
-    else if (!detail::is_power_of_two(topo_.size())) // checked first: the throwing call is not constexpr
-      detail::require_power_of_two(topo_.size(), "collectives::allgather(recursive_doubling)");
+    static_assert(detail::may_be_power_of_two<T>,
+                  "collectives::allgather(recursive_doubling): the topology's size must be a power of two");
+    detail::require_power_of_two_ranks(topo_.size(), "collectives::allgather(recursive_doubling)");
   }
   constexpr std::size_t size() const { return topo_.size(); }
   constexpr const T& topology() const { return topo_; }

@@ -37,6 +37,7 @@
 //     transports forbid; alternating needs no local rearrangement at all.
 
 #include <collectives/algorithm/requirements.hpp>
+#include <collectives/detail/power_of_two.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
 #include <collectives/topology/concepts.hpp>
@@ -70,6 +71,32 @@ constexpr std::size_t swap_bits(std::size_t x, std::size_t a, std::size_t b)
   return x ^ ((diff << a) | (diff << b));
 }
 
+/// What both hypercube alltoall schedules share: a topology of p = 2^n ranks (checked:
+/// std::invalid_argument naming `call` at run time; the derived constructors
+/// static_assert a static size), n, and the local copy of the own block.
+template <topology T>
+class HypercubeAlltoall {
+public:
+  constexpr std::size_t size() const { return topo_.size(); }
+  constexpr const T& topology() const { return topo_; }
+  /// log p, the dimension of the hypercube the schedule walks.
+  constexpr std::size_t dims() const { return log2_exact(size()); }
+  constexpr AlltoallOp operation() const { return {size()}; }
+
+protected:
+  constexpr HypercubeAlltoall(T topo, const char* call) : topo_(topo) { require_power_of_two_ranks(topo_.size(), call); }
+
+  /// Rank r's own block: input block r to output block r, one local op.
+  template <class V>
+  static constexpr void copy_own_block(std::size_t r, V& v)
+  {
+    v.local({contiguous(Buffer::input, r, 1), contiguous(Buffer::output, r, 1)});
+  }
+
+private:
+  T topo_;
+};
+
 } // namespace detail
 
 /// Standard exchange: n = log p steps; in step i every rank sends the p/2 blocks whose
@@ -79,20 +106,17 @@ constexpr std::size_t swap_bits(std::size_t x, std::size_t a, std::size_t b)
 /// Cost (one-port, on Q_n): log p (t_s + t_w m p/2), plus t_r m p/2 per step for the local
 /// rearrangement (load, staging moves, store). Scratch: p + p/2 blocks (p for p = 4).
 template <topology T>
-class StandardExchangeSchedule {
+class StandardExchangeSchedule : public detail::HypercubeAlltoall<T> {
+  using Base = detail::HypercubeAlltoall<T>;
+
 public:
-  constexpr explicit StandardExchangeSchedule(T topo) : topo_(topo)
+  constexpr explicit StandardExchangeSchedule(T topo) : Base(topo, "collectives::alltoall(standard_exchange)")
   {
-    if constexpr (static_size_v<T> != dynamic_extent)
-      static_assert(detail::is_power_of_two(static_size_v<T>),
-                    "collectives::alltoall(standard_exchange): the topology's size must be a power of two");
-    else
-      detail::require_power_of_two(topo_.size(), "collectives::alltoall(standard_exchange)");
+    static_assert(detail::may_be_power_of_two<T>,
+                  "collectives::alltoall(standard_exchange): the topology's size must be a power of two");
   }
-  constexpr std::size_t size() const { return topo_.size(); }
-  constexpr const T& topology() const { return topo_; }
-  /// log p, the dimension of the hypercube the schedule walks.
-  constexpr std::size_t dims() const { return detail::log2_exact(size()); }
+  using Base::dims;
+  using Base::size;
   /// Step i works on dimension i; p = 1 still takes one step (its local copy).
   constexpr std::size_t num_steps() const { return dims() > 0 ? dims() : 1; }
   constexpr std::size_t scratch_blocks() const
@@ -101,7 +125,6 @@ public:
     // slots p..p+p/2-1 stage what middle steps receive (only n >= 3 has middle steps).
     return dims() >= 3 ? size() + size() / 2 : dims() == 2 ? size() : 0;
   }
-  constexpr AlltoallOp operation() const { return {size()}; }
 
   template <class V>
   constexpr void visit(std::size_t r, std::size_t step, V& v) const
@@ -109,7 +132,7 @@ public:
     const std::size_t p = size();
     const std::size_t n = dims();
     if (n == 0) {
-      v.local({contiguous(Buffer::input, r, 1), contiguous(Buffer::output, r, 1)});
+      Base::copy_own_block(r, v);
       return;
     }
     const std::size_t i = step;
@@ -131,9 +154,6 @@ public:
     else if (first) v.local({stay_now, stay});
     else v.local({staging, go}); // the rearrangement: received blocks into their slots
   }
-
-private:
-  T topo_;
 };
 
 /// Seed 002's schedule table for the all-port full-duplex hypercube Q_n: 2^(n-1) rows
@@ -233,20 +253,17 @@ constexpr bool check_all_port_table(std::size_t n)
 /// messages of a round serialise: about (p/2) log p (t_s + t_w m). Scratch: 2p blocks
 /// (p for p = 4). Each visit costs O(log^2 p).
 template <topology T>
-class AllPortSchedule {
+class AllPortSchedule : public detail::HypercubeAlltoall<T> {
+  using Base = detail::HypercubeAlltoall<T>;
+
 public:
-  constexpr explicit AllPortSchedule(T topo) : topo_(topo)
+  constexpr explicit AllPortSchedule(T topo) : Base(topo, "collectives::alltoall(all_port)")
   {
-    if constexpr (static_size_v<T> != dynamic_extent)
-      static_assert(detail::is_power_of_two(static_size_v<T>),
-                    "collectives::alltoall(all_port): the topology's size must be a power of two");
-    else
-      detail::require_power_of_two(topo_.size(), "collectives::alltoall(all_port)");
+    static_assert(detail::may_be_power_of_two<T>,
+                  "collectives::alltoall(all_port): the topology's size must be a power of two");
   }
-  constexpr std::size_t size() const { return topo_.size(); }
-  constexpr const T& topology() const { return topo_; }
-  /// log p.
-  constexpr std::size_t dims() const { return detail::log2_exact(size()); }
+  using Base::dims;
+  using Base::size;
   /// The table the rounds follow.
   constexpr AllPortTable table() const { return AllPortTable(dims()); }
   /// 2^(n-1) rounds; p = 1 still takes one step (its local copy).
@@ -257,13 +274,12 @@ public:
     // only by relative addresses with three or more 1-bits.
     return dims() >= 3 ? 2 * size() : dims() == 2 ? size() : 0;
   }
-  constexpr AlltoallOp operation() const { return {size()}; }
 
   template <class V>
   constexpr void visit(std::size_t x, std::size_t k, V& v) const
   {
     const std::size_t n = dims();
-    if (k == 0) v.local({contiguous(Buffer::input, x, 1), contiguous(Buffer::output, x, 1)});
+    if (k == 0) Base::copy_own_block(x, v);
     if (n == 0) return;
     const AllPortTable t = table();
     for (std::size_t j = 0; j < n; ++j) {
@@ -288,8 +304,6 @@ private:
     if (c == total) return contiguous(Buffer::output, x ^ r, 1);
     return contiguous(Buffer::scratch, (c % 2 == 1 ? 0 : size()) + r, 1);
   }
-
-  T topo_;
 };
 
 namespace alltoall_algorithm {

@@ -8,6 +8,7 @@
 // sender's input into the receiver's output.
 
 #include <collectives/algorithm/requirements.hpp>
+#include <collectives/detail/power_of_two.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
 #include <collectives/topology/concepts.hpp>
@@ -52,11 +53,9 @@ class PairwiseXorSchedule {
 public:
   constexpr explicit PairwiseXorSchedule(T topo) : topo_(topo)
   {
-    if constexpr (static_size_v<T> != dynamic_extent)
-      static_assert(detail::is_power_of_two(static_size_v<T>),
-                    "collectives::alltoall(pairwise_xor): the topology's size must be a power of two");
-    else
-      detail::require_power_of_two(topo_.size(), "collectives::alltoall(pairwise_xor)");
+    static_assert(detail::may_be_power_of_two<T>,
+                  "collectives::alltoall(pairwise_xor): the topology's size must be a power of two");
+    detail::require_power_of_two_ranks(topo_.size(), "collectives::alltoall(pairwise_xor)");
   }
   constexpr std::size_t size() const { return topo_.size(); }
   constexpr const T& topology() const { return topo_; }

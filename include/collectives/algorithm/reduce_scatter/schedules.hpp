@@ -5,6 +5,7 @@
 // Partial results live in scratch, and combinations always put lower ranks on the left.
 
 #include <collectives/algorithm/requirements.hpp>
+#include <collectives/detail/power_of_two.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
 #include <collectives/topology/concepts.hpp>
@@ -25,11 +26,9 @@ public:
   constexpr explicit ReduceScatterHalvingSchedule(T topo, bool commutative = false, ResultSlot slot = ResultSlot::first)
     : topo_(topo), commutative_(commutative), slot_(slot)
   {
-    if constexpr (static_size_v<T> != dynamic_extent)
-      static_assert(detail::is_power_of_two(static_size_v<T>),
-                    "collectives::reduce_scatter(recursive_halving): the topology's size must be a power of two");
-    else if (!detail::is_power_of_two(topo_.size())) // checked first: the throwing call is not constexpr
-      detail::require_power_of_two(topo_.size(), "collectives::reduce_scatter(recursive_halving)");
+    static_assert(detail::may_be_power_of_two<T>,
+                  "collectives::reduce_scatter(recursive_halving): the topology's size must be a power of two");
+    detail::require_power_of_two_ranks(topo_.size(), "collectives::reduce_scatter(recursive_halving)");
   }
   constexpr std::size_t size() const { return topo_.size(); }
   constexpr const T& topology() const { return topo_; }

@@ -4,6 +4,7 @@
 // (block 1). Incoming partials always hold lower ranks, so they go on the left.
 
 #include <collectives/algorithm/requirements.hpp>
+#include <collectives/detail/power_of_two.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
 #include <collectives/topology/concepts.hpp>
@@ -28,11 +29,9 @@ public:
   constexpr ScanHypercubeSchedule(T topo, bool exclusive, bool commutative = false)
     : topo_(topo), exclusive_(exclusive), commutative_(commutative)
   {
-    if constexpr (static_size_v<T> != dynamic_extent)
-      static_assert(detail::is_power_of_two(static_size_v<T>),
-                    "collectives::scan(hypercube): the topology's size must be a power of two");
-    else if (!detail::is_power_of_two(topo_.size())) // checked first: the throwing call is not constexpr
-      detail::require_power_of_two(topo_.size(), "collectives::scan(hypercube)");
+    static_assert(detail::may_be_power_of_two<T>,
+                  "collectives::scan(hypercube): the topology's size must be a power of two");
+    detail::require_power_of_two_ranks(topo_.size(), "collectives::scan(hypercube)");
   }
   constexpr std::size_t size() const { return topo_.size(); }
   constexpr const T& topology() const { return topo_; }

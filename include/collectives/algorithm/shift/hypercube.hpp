@@ -20,6 +20,7 @@
 // E-cube, congestion-free) or ring.
 
 #include <collectives/algorithm/requirements.hpp>
+#include <collectives/detail/power_of_two.hpp>
 #include <collectives/algorithm/shift/common.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
@@ -70,11 +71,9 @@ public:
   /// Shift by q (any integer; reduced mod p) along the Gray-code ring of topo.
   constexpr ShiftHypercubeSfSchedule(T topo, std::ptrdiff_t q) : topo_(topo)
   {
-    if constexpr (static_size_v<T> != dynamic_extent)
-      static_assert(detail::is_power_of_two(static_size_v<T>),
-                    "collectives::shift(hypercube_sf): the topology's size must be a power of two");
-    else
-      detail::require_power_of_two(topo_.size(), "collectives::shift(hypercube_sf)");
+    static_assert(detail::may_be_power_of_two<T>,
+                  "collectives::shift(hypercube_sf): the topology's size must be a power of two");
+    detail::require_power_of_two_ranks(topo_.size(), "collectives::shift(hypercube_sf)");
     q_ = detail::reduce_shift(q, topo_.size());
     const std::size_t back = q_ == 0 ? 0 : topo_.size() - q_;
     forward_ = steps_for(q_) <= steps_for(back);

@@ -1,0 +1,35 @@
+#pragma once
+// The power-of-two requirement of the hypercube schedules, in the pattern of require.hpp:
+// a compile error in constant evaluation, std::invalid_argument at run time.
+
+#include <collectives/detail/require.hpp>
+#include <collectives/topology/concepts.hpp>
+
+#include <bit>
+#include <cstddef>
+#include <string>
+
+namespace collectives::detail {
+
+// Out of line and never constexpr (like throw_invalid_argument): in constant evaluation
+// the compiler stops at this call, whose arguments name the call and p.
+[[noreturn]] inline void throw_not_power_of_two(const char* call, std::size_t p)
+{
+  throw_invalid_argument(std::string(call) + ": needs a power-of-two number of ranks, got " + to_text(p));
+}
+
+/// Throws std::invalid_argument("<call>: needs a power-of-two number of ranks, got <p>")
+/// unless p is a power of two; a compile error in constant evaluation.
+constexpr void require_power_of_two_ranks(std::size_t p, const char* call)
+{
+  if (!std::has_single_bit(p)) throw_not_power_of_two(call, p);
+}
+
+/// False only for a topology whose static size is not a power of two. The schedules
+/// static_assert it with a message naming the call (a static_assert message must be a
+/// literal); callers test it before naming a power-of-two algorithm.
+template <class Topo>
+inline constexpr bool may_be_power_of_two =
+  static_size_v<Topo> == dynamic_extent || std::has_single_bit(static_size_v<Topo>);
+
+} // namespace collectives::detail

@@ -1,0 +1,285 @@
+// A collective called without an algorithm runs the one select() names for the
+// communicator's topology, cost model and problem: recorded message logs of the default
+// call equal those of the named pick, the pick follows the model, operators that do not
+// commute and in-place calls never get an algorithm that cannot serve them, and a
+// communicator remembers its picks per problem.
+
+#include <catch2/catch.hpp>
+
+#include <collectives/collectives.hpp>
+
+#include "../support/harness.hpp"
+#include "../support/matrix.hpp"
+#include "../support/recording.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace collectives;
+using collectives::testing::record_on;
+
+namespace {
+
+/// Start-ups dominate: few steps win.
+constexpr CostModel latency_bound{.t_s = 1e-4, .t_w = 1e-10};
+/// Words dominate: few words per rank, no congestion win.
+constexpr CostModel bandwidth_bound{.t_s = 1e-9, .t_w = 1e-6};
+
+/// Runs call(comm, tag) on topo over recording transports twice under `model`: with tag a
+/// nullptr (the call must use the default) and with a pointer to the algorithm select()
+/// names for `problem`; checks that the logs are equal and returns the name of the pick.
+template <Collective C, class Topo, class Call>
+std::string default_runs_selected(const Topo& topo, const CostModel& model, const Problem& problem, Call call)
+{
+  const Selection pick = select<C>(topo, model, problem);
+  const auto by_default = record_on(topo, [&](auto& comm) {
+    comm.set_cost_model(model);
+    call(comm, nullptr);
+  });
+  std::vector<testing::Recorded> named;
+  dispatch<C, Topo>(default_candidates<C>(), pick.index, [&](auto tag) {
+    named = record_on(topo, [&](auto& comm) {
+      comm.set_cost_model(model);
+      call(comm, &tag);
+    });
+  });
+  for (std::size_t r = 0; r < topo.size(); ++r) {
+    INFO(collective_name(C) << " p = " << topo.size() << " m = " << problem.m << " pick " << pick.name << " rank " << r);
+    CHECK(by_default[r].log == named[r].log);
+  }
+  return std::string(pick.name);
+}
+
+template <class Topo>
+void check_every_collective(const Topo& topo, const CostModel& model, std::size_t m)
+{
+  const std::size_t p = topo.size();
+  const double words = static_cast<double>(m * sizeof(double)) / 8;
+  const std::size_t root = p - 1;
+  auto sum = std::plus<>{};
+
+  default_runs_selected<Collective::alltoall>(topo, model, Problem{.m = words}, [&](auto& comm, auto tag) {
+    std::vector<double> s(p * m, 1.0), r(p * m);
+    if constexpr (std::is_null_pointer_v<decltype(tag)>) alltoall(comm, s, r);
+    else alltoall(comm, s, r, *tag);
+  });
+  default_runs_selected<Collective::allgather>(topo, model, Problem{.m = words}, [&](auto& comm, auto tag) {
+    std::vector<double> s(m, 1.0), r(p * m);
+    if constexpr (std::is_null_pointer_v<decltype(tag)>) allgather(comm, s, r);
+    else allgather(comm, s, r, *tag);
+  });
+  default_runs_selected<Collective::allreduce>(topo, model, Problem{.m = words}, [&](auto& comm, auto tag) {
+    std::vector<double> s(m, 1.0), r(m);
+    if constexpr (std::is_null_pointer_v<decltype(tag)>) allreduce(comm, s, r, sum);
+    else allreduce(comm, s, r, sum, *tag);
+  });
+  default_runs_selected<Collective::reduce_scatter>(topo, model, Problem{.m = words}, [&](auto& comm, auto tag) {
+    std::vector<double> s(p * m, 1.0), r(m);
+    if constexpr (std::is_null_pointer_v<decltype(tag)>) reduce_scatter(comm, s, r, sum);
+    else reduce_scatter(comm, s, r, sum, *tag);
+  });
+  default_runs_selected<Collective::broadcast>(topo, model, Problem{.m = words, .root = root},
+                                               [&](auto& comm, auto tag) {
+                                                 std::vector<double> b(m, 1.0);
+                                                 if constexpr (std::is_null_pointer_v<decltype(tag)>) broadcast(comm, b, root);
+                                                 else broadcast(comm, b, root, *tag);
+                                               });
+  default_runs_selected<Collective::reduce>(topo, model, Problem{.m = words, .root = root},
+                                            [&](auto& comm, auto tag) {
+                                              std::vector<double> s(m, 1.0), r(m);
+                                              if constexpr (std::is_null_pointer_v<decltype(tag)>) reduce(comm, s, r, sum, root);
+                                              else reduce(comm, s, r, sum, root, *tag);
+                                            });
+  default_runs_selected<Collective::scatter>(topo, model, Problem{.m = words, .root = root},
+                                             [&](auto& comm, auto tag) {
+                                               std::vector<double> s(p * m, 1.0), r(m);
+                                               if constexpr (std::is_null_pointer_v<decltype(tag)>) scatter(comm, s, r, root);
+                                               else scatter(comm, s, r, root, *tag);
+                                             });
+  default_runs_selected<Collective::gather>(topo, model, Problem{.m = words, .root = root},
+                                            [&](auto& comm, auto tag) {
+                                              std::vector<double> s(m, 1.0), r(p * m);
+                                              if constexpr (std::is_null_pointer_v<decltype(tag)>) gather(comm, s, r, root);
+                                              else gather(comm, s, r, root, *tag);
+                                            });
+  default_runs_selected<Collective::scan>(topo, model, Problem{.m = words}, [&](auto& comm, auto tag) {
+    std::vector<double> s(m, 1.0), r(m);
+    if constexpr (std::is_null_pointer_v<decltype(tag)>) scan(comm, s, r, sum);
+    else scan(comm, s, r, sum, *tag);
+  });
+  default_runs_selected<Collective::shift>(topo, model, Problem{.m = words, .q = 3}, [&](auto& comm, auto tag) {
+    std::vector<double> s(m, 1.0), r(m);
+    if constexpr (std::is_null_pointer_v<decltype(tag)>) shift(comm, s, r, 3);
+    else shift(comm, s, r, 3, *tag);
+  });
+}
+
+} // namespace
+
+TEST_CASE("default algorithm: every collective runs what select() names", "[cost][select][default]")
+{
+  for (const CostModel& model : {latency_bound, bandwidth_bound, default_cost_model}) {
+    for (std::size_t m : {std::size_t{1}, std::size_t{300}}) {
+      check_every_collective(Ring<>{5}, model, m);
+      check_every_collective(Ring<>{8}, model, m);
+      check_every_collective(Hypercube<3>{}, model, m);
+      check_every_collective(Mesh<>{2, 3}, model, m);
+    }
+  }
+}
+
+TEST_CASE("default algorithm: the pick follows the cost model", "[cost][select][default]")
+{
+  // On a ring of 8, Bruck's log p steps win when start-ups dominate; when words do, an
+  // algorithm that sends each block once and without congestion wins.
+  auto call = [](auto& comm, auto tag) {
+    std::vector<double> s(8 * 64, 1.0), r(8 * 64);
+    if constexpr (std::is_null_pointer_v<decltype(tag)>) alltoall(comm, s, r);
+    else alltoall(comm, s, r, *tag);
+  };
+  const std::string fast_start = default_runs_selected<Collective::alltoall>(Ring<>{8}, latency_bound, Problem{64}, call);
+  const std::string fast_words = default_runs_selected<Collective::alltoall>(Ring<>{8}, bandwidth_bound, Problem{64}, call);
+  CHECK(fast_start == "bruck");
+  CHECK(fast_words != "bruck");
+
+  // Broadcast of a long vector: scatter + all-gather when words dominate, a tree when
+  // start-ups do.
+  auto bcast = [](auto& comm, auto tag) {
+    std::vector<double> b(4096, 1.0);
+    if constexpr (std::is_null_pointer_v<decltype(tag)>) broadcast(comm, b, 0);
+    else broadcast(comm, b, 0, *tag);
+  };
+  CHECK(default_runs_selected<Collective::broadcast>(Ring<>{8}, bandwidth_bound, Problem{4096}, bcast) ==
+        "scatter_allgather");
+  CHECK(default_runs_selected<Collective::broadcast>(Ring<>{8}, latency_bound, Problem{4096}, bcast) != "scatter_allgather");
+}
+
+TEST_CASE("default algorithm: word size converts bytes to the model's words", "[cost][select][default]")
+{
+  // 8 doubles per block are 8 words of 8 bytes but 64 words of 1 byte: with a model
+  // whose crossover lies between, the pick changes with word_bytes.
+  const CostModel model{.t_s = 1e-6, .t_w = 1e-8};
+  const std::size_t p = 8, m = 8;
+  const auto a = select<Collective::alltoall>(Ring<>{p}, model, Problem{8});
+  const auto b = select<Collective::alltoall>(Ring<>{p}, model, Problem{64});
+  REQUIRE(a.name != b.name);
+  for (std::size_t word_bytes : {std::size_t{8}, std::size_t{1}}) {
+    const auto got = record_on(Ring<>{p}, [&](auto& comm) {
+      comm.set_cost_model(model, word_bytes);
+      std::vector<double> s(p * m, 1.0), r(p * m);
+      alltoall(comm, s, r);
+    });
+    const auto expect = record_on(Ring<>{p}, [&](auto& comm) {
+      std::vector<double> s(p * m, 1.0), r(p * m);
+      dispatch<Collective::alltoall, Ring<>>(default_candidates<Collective::alltoall>(), (word_bytes == 8 ? a : b).index,
+                                             [&](auto tag) { alltoall(comm, s, r, tag); });
+    });
+    for (std::size_t r = 0; r < p; ++r) CHECK(got[r].log == expect[r].log);
+  }
+}
+
+TEST_CASE("default algorithm: operators that do not commute never get a commutative-only algorithm",
+          "[cost][select][default]")
+{
+  // Under this model the ring reduce-scatter is the cheapest for a commutative operator.
+  const Problem commuting{.m = 4096, .commutative = true};
+  const Problem ordered{.m = 4096, .commutative = false};
+  REQUIRE(select<Collective::reduce_scatter>(Ring<>{6}, bandwidth_bound, commuting).name == "ring");
+  REQUIRE(select<Collective::reduce_scatter>(Ring<>{6}, bandwidth_bound, ordered).name != "ring");
+  // 2x2 matrix products do not commute: the default must multiply in rank order.
+  using testing::Mat;
+  const std::size_t p = 6, m = 4096;
+  auto input = [](std::size_t rank, std::size_t i) {
+    const auto r = static_cast<std::uint32_t>(rank), x = static_cast<std::uint32_t>(i % 97);
+    return Mat{1 + r, x, 2 * r + 1, x + r};
+  };
+  const auto got = testing::run_on(Ring<>{p}, [&](auto& comm) {
+    comm.set_cost_model(bandwidth_bound);
+    std::vector<Mat> send(p * m), recv(m, Mat{7, 7, 7, 7});
+    for (std::size_t i = 0; i < send.size(); ++i) send[i] = input(comm.rank(), i);
+    reduce_scatter(comm, send, recv, testing::mat_mul);
+    return recv;
+  });
+  for (std::size_t r = 0; r < p; ++r) {
+    for (std::size_t i = 0; i < m; i += 511) {
+      Mat expect = input(0, r * m + i);
+      for (std::size_t k = 1; k < p; ++k) expect = testing::mat_mul(expect, input(k, r * m + i));
+      CHECK(got[r][i] == expect);
+    }
+  }
+}
+
+TEST_CASE("default algorithm: in place never gets an algorithm that cannot work in place", "[cost][select][default]")
+{
+  const Problem apart{.m = 1 << 16, .in_place = false};
+  const Problem in_place{.m = 1 << 16, .in_place = true};
+  REQUIRE(select<Collective::allreduce>(Ring<>{6}, bandwidth_bound, apart).name == "ring");
+  REQUIRE(select<Collective::allreduce>(Ring<>{6}, bandwidth_bound, in_place).name != "ring");
+  const std::size_t p = 6, n = 1 << 16;
+  const auto got = testing::run_on(Ring<>{p}, [&](auto& comm) {
+    comm.set_cost_model(bandwidth_bound);
+    std::vector<double> buf(n);
+    for (std::size_t i = 0; i < n; ++i) buf[i] = static_cast<double>(comm.rank() + i % 13);
+    allreduce(comm, buf, std::plus<>{}); // would throw if the ring were picked
+    return buf;
+  });
+  for (std::size_t r = 0; r < p; ++r)
+    for (std::size_t i = 0; i < n; i += 4093) CHECK(got[r][i] == static_cast<double>(15 + 6 * (i % 13)));
+}
+
+TEST_CASE("default algorithm: a communicator remembers its picks per problem", "[cost][select][default]")
+{
+  const auto sizes = testing::run_on(Ring<>{4}, [&](auto& comm) {
+    std::vector<std::size_t> seen;
+    std::vector<double> s(4 * 10, 1.0), r(4 * 10);
+    seen.push_back(comm.choices().size());
+    alltoall(comm, s, r);
+    seen.push_back(comm.choices().size());
+    alltoall(comm, s, r); // the same problem: no new entry
+    seen.push_back(comm.choices().size());
+    alltoall(comm, std::span(s).first(8), std::span(r).first(8)); // another block size
+    seen.push_back(comm.choices().size());
+    broadcast(comm, s, 1);
+    broadcast(comm, s, 2); // another root
+    seen.push_back(comm.choices().size());
+    comm.set_cost_model(latency_bound); // a new model forgets the old picks
+    seen.push_back(comm.choices().size());
+    return seen;
+  });
+  for (const auto& seen : sizes) CHECK(seen == std::vector<std::size_t>{0, 1, 1, 2, 4, 0});
+}
+
+TEST_CASE("default algorithm: a bad model is rejected by name", "[cost][select][default]")
+{
+  const auto errors = testing::run_on(Ring<>{2}, [&](auto& comm) {
+    std::vector<std::string> what;
+    for (const CostModel& bad : {CostModel{.t_s = -1}, CostModel{.t_w = std::numeric_limits<double>::infinity()}}) {
+      try {
+        comm.set_cost_model(bad);
+      } catch (const std::invalid_argument& e) {
+        what.emplace_back(e.what());
+      }
+    }
+    try {
+      comm.set_cost_model(latency_bound, 0);
+    } catch (const std::invalid_argument& e) {
+      what.emplace_back(e.what());
+    }
+    // The old model stays.
+    what.push_back(comm.cost_model().t_s == default_cost_model.t_s ? "kept" : "replaced");
+    return what;
+  });
+  for (const auto& what : errors) {
+    REQUIRE(what.size() == 4);
+    CHECK(what[0] == "collectives::CostModel: t_s must be finite and non-negative");
+    CHECK(what[1] == "collectives::CostModel: t_w must be finite and non-negative");
+    CHECK(what[2] == "collectives::Communicator: word_bytes must be at least 1");
+    CHECK(what[3] == "kept");
+  }
+}
