@@ -140,8 +140,11 @@ function(collectives_add_mpi_test name source)
     OMPI_MCA_btl_vader_single_copy_mechanism=none
     # Open MPI/PMIx/libevent are not instrumented: without
     # ignore_noninstrumented_modules TSan reports their internal races and can
-    # deadlock symbolizing one while MPI_Finalize dlclose()s a plugin.
-    "TSAN_OPTIONS=suppressions=${_COLLECTIVES_TESTING_DIR}/sanitizers/tsan.supp:ignore_noninstrumented_modules=1:halt_on_error=1:second_deadlock_stack=1")
+    # deadlock symbolizing one while MPI_Finalize dlclose()s a plugin. Its lock-order
+    # (deadlock) detector trips an internal CHECK on Open MPI's uninstrumented mutexes in
+    # MPI_Finalize over TCP and the job hangs, so it is off here (races are still caught;
+    # the unit tests keep it).
+    "TSAN_OPTIONS=suppressions=${_COLLECTIVES_TESTING_DIR}/sanitizers/tsan.supp:ignore_noninstrumented_modules=1:halt_on_error=1:detect_deadlocks=0")
   # Open MPI keeps allocations past MPI_Finalize in plugins it has dlclose()d,
   # which LeakSanitizer can neither name nor suppress: no leak checking under
   # mpiexec (AddressSanitizer's other checks stay on; the unit tests keep it).
