@@ -66,18 +66,18 @@ CostModel calibrated_model()
   return model;
 }
 
-/// The schedule alltoall(comm, send, recv, alg) runs on `topo`.
-template <class Topo, class Alg>
-auto schedule_of(const Topo& topo, Alg)
+/// Calls f with the schedule alltoall(comm, send, recv, alg) runs on `topo` for blocks of
+/// `words` doubles: for the default, the algorithm the communicator's model (here
+/// default_cost_model) selects.
+template <class Topo, class Alg, class F>
+void with_schedule_of(const Topo& topo, Alg, double words, F f)
 {
   if constexpr (std::same_as<Alg, alltoall_algorithm::Default>) {
-    // The default's rule (alltoall.hpp): pairwise XOR on power-of-two sizes, else pairwise.
-    if constexpr (static_size_v<Topo> != dynamic_extent && (static_size_v<Topo> & (static_size_v<Topo> - 1)) == 0)
-      return PairwiseXorSchedule<Topo>(topo);
-    else
-      return PairwiseSchedule<Topo>(topo);
+    const Selection pick = select<Collective::alltoall>(topo, default_cost_model, Problem{.m = words});
+    dispatch<Collective::alltoall, Topo>(default_candidates<Collective::alltoall>(), pick.index,
+                                         [&](auto chosen) { f(decltype(chosen)::schedule(topo)); });
   } else {
-    return Alg::schedule(topo);
+    f(Alg::schedule(topo));
   }
 }
 
@@ -133,8 +133,11 @@ bool transpose(const char* topo_name, const Topo& topo, std::size_t n, Alg alg, 
   for (double t : micros) slowest = t > slowest ? t : slowest;
   for (double t : exchange_micros) slowest_exchange = t > slowest_exchange ? t : slowest_exchange;
   // A block is b x b doubles, and the model's word is a double.
-  const double predicted =
-      estimate(schedule_of(topo, alg), FullyConnected<>{p}, model, static_cast<double>(b * b)).time * 1e6;
+  const double words = static_cast<double>(b * b);
+  double predicted = 0;
+  with_schedule_of(topo, alg, words, [&](const auto& s) {
+    predicted = estimate(s, FullyConnected<>{p}, model, words).time * 1e6;
+  });
   std::printf("  n = %3zu, p = %2zu, %-13s %-17s %s, %9.1f us; alltoall %9.1f us, predicted %7.1f us\n", n, p,
               topo_name, Alg::name, ok ? "verified OK" : "WRONG", slowest, slowest_exchange, predicted);
   return ok;

@@ -41,11 +41,6 @@ constexpr std::size_t checked_root(std::size_t p, Root root, const char* call)
   return r;
 }
 
-template <class T>
-inline constexpr bool is_hypercube_v = false;
-template <std::size_t D>
-inline constexpr bool is_hypercube_v<Hypercube<D>> = true;
-
 /// The tree shape of the hypercube algorithms; p must be a power of two.
 template <class Topo>
 constexpr TreeShape hypercube_shape(const Topo& topo, const char* call)
@@ -56,14 +51,6 @@ constexpr TreeShape hypercube_shape(const Topo& topo, const char* call)
   else
     require_power_of_two_ranks(topo.size(), call);
   return bits_shape(topo.size());
-}
-
-/// The default tree: the hypercube's own on a hypercube, the binomial tree elsewhere.
-template <class Topo>
-constexpr TreeShape default_shape(const Topo& topo)
-{
-  if constexpr (is_hypercube_v<Topo>) return bits_shape(topo.size());
-  else return ring_shape(topo.size());
 }
 
 } // namespace detail
