@@ -1,191 +1,23 @@
 #pragma once
-// collectives::alltoallv — all-to-all personalized exchange with a count and displacement
-// per block (MPI_Alltoallv). It runs the alltoall schedules that send each block as one
-// message straight from the sender's input to the receiver's output (pairwise, pairwise
-// XOR), with per-block layouts; schedules that stage blocks in uniform scratch space
-// (ring, ring two-way) cannot take blocks of different sizes and are rejected.
+// The algorithms of alltoallv (all-to-all personalized with per-block counts) and the
+// collective's one list of them: those that send each block as one message.
 
-#include <collectives/algorithm/alltoall.hpp>
-#include <collectives/algorithm/alltoall/pairwise.hpp>
-#include <collectives/algorithm/requirements.hpp>
-#include <collectives/detail/buffers.hpp>
-#include <collectives/detail/require.hpp>
-#include <collectives/execution/communicator.hpp>
-#include <collectives/execution/executor.hpp>
+#include <collectives/algorithm/algorithm.hpp>
+#include <collectives/algorithm/alltoallv/pairwise.hpp>
 
-#include <algorithm>
-#include <concepts>
-#include <cstddef>
-#include <ranges>
-#include <string>
-#include <utility>
-#include <type_traits>
-#include <vector>
+#include <boost/hana/tuple.hpp>
 
 namespace collectives {
 
-/// Counts or displacements of an alltoallv: a contiguous sized range of std::size_t
-/// (std::vector, std::array, std::span, a C array), one entry per rank, in elements.
-template <class R>
-concept count_range = std::ranges::contiguous_range<R> && std::ranges::sized_range<R> &&
-                      std::same_as<std::ranges::range_value_t<R>, std::size_t>;
+namespace alltoallv_algorithm {
+using Default = Automatic;
+using collectives::automatic;
+} // namespace alltoallv_algorithm
 
-namespace detail {
-
-/// The algorithms alltoallv takes: those that send every block as one message.
-template <class A>
-concept alltoallv_algorithm = std::same_as<A, alltoall_algorithm::Pairwise> ||
-                              std::same_as<A, alltoall_algorithm::PairwiseXor> ||
-                              std::same_as<A, alltoall_algorithm::Default>;
-
-/// Checks one side's layout: p counts and p displacements, every block inside the n
-/// elements of the range, and (receive side) no two non-empty blocks overlapping.
-inline void check_v_layout(std::size_t p, const std::size_t* counts, std::size_t n_counts,
-                           const std::size_t* displs, std::size_t n_displs, std::size_t n, bool receive)
-{
-  const std::string side = receive ? "receive" : "send";
-  const std::string call = "collectives::alltoallv: ";
-  if (n_counts != p)
-    throw_invalid_argument(call + side + " counts have " + to_text(n_counts) + " entries, need p = " + to_text(p));
-  if (n_displs != p)
-    throw_invalid_argument(call + side + " displacements have " + to_text(n_displs) + " entries, need p = " +
-                           to_text(p));
-  for (std::size_t j = 0; j < p; ++j)
-    if (displs[j] > n || counts[j] > n - displs[j])
-      throw_invalid_argument(call + side + " block " + to_text(j) + " (displacement " + to_text(displs[j]) + ", " +
-                             to_text(counts[j]) + " elements) does not fit in the " + side + " range of " +
-                             to_text(n) + " elements");
-  if (!receive) return;
-  // Two receives into the same elements would leave them depending on message order.
-  std::vector<std::size_t> order;
-  order.reserve(p);
-  for (std::size_t j = 0; j < p; ++j)
-    if (counts[j] != 0) order.push_back(j);
-  std::ranges::sort(order, [&](std::size_t a, std::size_t b) { return displs[a] < displs[b]; });
-  for (std::size_t i = 1; i < order.size(); ++i) {
-    const std::size_t a = order[i - 1], b = order[i];
-    if (displs[a] + counts[a] > displs[b])
-      throw_invalid_argument(call + "receive blocks " + to_text(std::min(a, b)) + " and " + to_text(std::max(a, b)) +
-                             " overlap");
-  }
-}
-
-/// Static checks: a count or displacement range of static length must have p entries.
-template <class Topo, class R>
-constexpr void check_v_extent()
-{
-  constexpr std::size_t P = static_size_v<Topo>, N = static_extent_v<R>;
-  if constexpr (P != dynamic_extent && N != dynamic_extent)
-    static_assert(N == P, "collectives::alltoallv: a count or displacement range does not have p entries");
-}
-
-/// Exclusive prefix sums of counts: the displacements of blocks packed back to back.
-template <count_range C>
-std::vector<std::size_t> packed_displacements(const C& counts)
-{
-  std::vector<std::size_t> displs(std::ranges::size(counts));
-  std::size_t at = 0;
-  for (std::size_t j = 0; j < displs.size(); ++j) {
-    displs[j] = at;
-    at += std::ranges::data(counts)[j];
-  }
-  return displs;
-}
-
-} // namespace detail
-
-/// alltoallv(comm, send, send_counts, send_displs, recv, recv_counts, recv_displs[, algorithm]):
-/// block j of rank i's `send` (send_counts[j] elements at send_displs[j]) becomes block i of
-/// rank j's `recv` (recv_counts[i] elements at recv_displs[i]); counts and displacements
-/// are in elements, p entries each (count_range).
-/// alltoallv(comm, send, send_counts, recv, recv_counts[, algorithm]): blocks packed back to
-/// back (displacements = exclusive prefix sums of the counts).
-/// Requirements: trivially copyable elements of one type; every block inside its range;
-/// receive blocks do not overlap; rank a's send count to b equals b's receive count from
-/// a. Algorithm: alltoall_algorithm::pairwise (any p), pairwise_xor (p a power of two) or
-/// automatic (the default: pairwise_xor when p is a power of two, else pairwise); others
-/// are a compile error.
-/// Errors: bad lengths or blocks outside their ranges throw std::invalid_argument naming
-/// the problem before anything is written; a rank whose send count to itself differs from
-/// its receive count from itself throws std::length_error, also before any write; a
-/// mismatch between two ranks is found by the transport when the message arrives
-/// (std::length_error from the threads transport, naming both ranks), after other blocks
-/// may have been received.
-/// Cost: p - 1 steps, each one message of the block's size: sum over steps of
-/// (t_s + t_w * largest block of the step). collective: every rank must call it with the
-/// same algorithm.
-struct alltoallv_fn {
-  template <communicator Comm, buffer Send, count_range SC, count_range SD, output_buffer Recv, count_range RC,
-            count_range RD, class Alg>
-    requires std::same_as<std::ranges::range_value_t<Send>, std::ranges::range_value_t<Recv>>
-  void operator()(Comm& comm, const Send& send, const SC& send_counts, const SD& send_displs, Recv&& recv,
-                  const RC& recv_counts, const RD& recv_displs, Alg) const
-  {
-    using Topo = typename Comm::topology_type;
-    static_assert(detail::alltoallv_algorithm<Alg>,
-                  "collectives::alltoallv: the algorithm must be alltoall_algorithm::pairwise, pairwise_xor or "
-                  "automatic (the others stage blocks in uniform scratch space)");
-    detail::check_v_extent<Topo, SC>();
-    detail::check_v_extent<Topo, SD>();
-    detail::check_v_extent<Topo, RC>();
-    detail::check_v_extent<Topo, RD>();
-    const std::size_t p = comm.size();
-    const std::size_t* sc = std::ranges::data(send_counts);
-    const std::size_t* sd = std::ranges::data(send_displs);
-    const std::size_t* rc = std::ranges::data(recv_counts);
-    const std::size_t* rd = std::ranges::data(recv_displs);
-    detail::check_v_layout(p, sc, std::ranges::size(send_counts), sd, std::ranges::size(send_displs),
-                           std::ranges::size(send), false);
-    detail::check_v_layout(p, rc, std::ranges::size(recv_counts), rd, std::ranges::size(recv_displs),
-                           std::ranges::size(recv), true);
-    // The own block is a local copy, which the transport never sees: check it here.
-    const std::size_t me = comm.rank();
-    if (sc[me] != rc[me])
-      detail::throw_length_error("collectives::alltoallv: rank " + detail::to_text(me) + " sends " +
-                                 detail::to_text(sc[me]) + " elements to itself (rank " + detail::to_text(me) +
-                                 ") but expects " + detail::to_text(rc[me]));
-    const BlockLayout in{0, sc, sd}, out{0, rc, rd};
-    const auto* src = std::ranges::data(send);
-    auto* dst = std::ranges::data(recv);
-    if constexpr (std::same_as<Alg, alltoall_algorithm::Default>) {
-      if (detail::is_power_of_two(p))
-        execute(PairwiseXorSchedule<Topo>(comm.topology()), comm.endpoint(), src, in, dst, out, 0);
-      else
-        execute(PairwiseSchedule<Topo>(comm.topology()), comm.endpoint(), src, in, dst, out, 0);
-    } else {
-      execute(Alg::schedule(comm.topology()), comm.endpoint(), src, in, dst, out, 0);
-    }
-  }
-
-  template <communicator Comm, buffer Send, count_range SC, count_range SD, output_buffer Recv, count_range RC,
-            count_range RD>
-    requires std::same_as<std::ranges::range_value_t<Send>, std::ranges::range_value_t<Recv>>
-  void operator()(Comm& comm, const Send& send, const SC& send_counts, const SD& send_displs, Recv&& recv,
-                  const RC& recv_counts, const RD& recv_displs) const
-  {
-    (*this)(comm, send, send_counts, send_displs, std::forward<Recv>(recv), recv_counts, recv_displs,
-            alltoall_algorithm::automatic);
-  }
-
-  template <communicator Comm, buffer Send, count_range SC, output_buffer Recv, count_range RC, class Alg>
-    requires std::same_as<std::ranges::range_value_t<Send>, std::ranges::range_value_t<Recv>>
-  void operator()(Comm& comm, const Send& send, const SC& send_counts, Recv&& recv, const RC& recv_counts, Alg alg) const
-  {
-    detail::check_v_extent<typename Comm::topology_type, SC>();
-    detail::check_v_extent<typename Comm::topology_type, RC>();
-    (*this)(comm, send, send_counts, detail::packed_displacements(send_counts), std::forward<Recv>(recv), recv_counts,
-            detail::packed_displacements(recv_counts), alg);
-  }
-
-  template <communicator Comm, buffer Send, count_range SC, output_buffer Recv, count_range RC>
-    requires std::same_as<std::ranges::range_value_t<Send>, std::ranges::range_value_t<Recv>>
-  void operator()(Comm& comm, const Send& send, const SC& send_counts, Recv&& recv, const RC& recv_counts) const
-  {
-    (*this)(comm, send, send_counts, std::forward<Recv>(recv), recv_counts, alltoall_algorithm::automatic);
-  }
+/// alltoallv's algorithms, in order of preference on a cost tie.
+template <>
+struct algorithm_list<Collective::alltoallv> {
+  static constexpr auto value = boost::hana::make_tuple(alltoallv_algorithm::pairwise, alltoallv_algorithm::pairwise_xor);
 };
-
-/// See alltoallv_fn.
-inline constexpr alltoallv_fn alltoallv{};
 
 } // namespace collectives

@@ -6,7 +6,6 @@
 
 #include <concepts>
 #include <functional>
-#include <limits>
 #include <type_traits>
 
 namespace collectives {
@@ -35,7 +34,7 @@ struct Commutative {
 template <class Op>
 constexpr Commutative<Op> commutative(Op op) { return {op}; }
 
-/// Traits of operator Op on T: `commutative`, and `identity()` where one exists.
+/// Traits of operator Op on T: `commutative` (the operator may be reordered).
 /// Specialise it for your own operators.
 template <class Op, class T>
 struct op_traits {
@@ -47,41 +46,34 @@ template <class T, class U>
   requires(std::is_same_v<T, void> || std::is_same_v<T, U>)
 struct op_traits<std::plus<T>, U> {
   static constexpr bool commutative = true;
-  static constexpr U identity() { return U(0); }
 };
 template <class T, class U>
   requires(std::is_same_v<T, void> || std::is_same_v<T, U>)
 struct op_traits<std::multiplies<T>, U> {
   static constexpr bool commutative = true;
-  static constexpr U identity() { return U(1); }
 };
 template <class T, class U>
   requires(std::is_same_v<T, void> || std::is_same_v<T, U>)
 struct op_traits<std::bit_and<T>, U> {
   static constexpr bool commutative = true;
-  static constexpr U identity() { return static_cast<U>(~U(0)); }
 };
 template <class T, class U>
   requires(std::is_same_v<T, void> || std::is_same_v<T, U>)
 struct op_traits<std::bit_or<T>, U> {
   static constexpr bool commutative = true;
-  static constexpr U identity() { return U(0); }
 };
 template <class T, class U>
   requires(std::is_same_v<T, void> || std::is_same_v<T, U>)
 struct op_traits<std::bit_xor<T>, U> {
   static constexpr bool commutative = true;
-  static constexpr U identity() { return U(0); }
 };
 template <class U>
 struct op_traits<minimum, U> {
   static constexpr bool commutative = true;
-  static constexpr U identity() requires std::numeric_limits<U>::is_specialized { return std::numeric_limits<U>::max(); }
 };
 template <class U>
 struct op_traits<maximum, U> {
   static constexpr bool commutative = true;
-  static constexpr U identity() requires std::numeric_limits<U>::is_specialized { return std::numeric_limits<U>::lowest(); }
 };
 template <class Op, class U>
 struct op_traits<Commutative<Op>, U> {
@@ -92,13 +84,23 @@ struct op_traits<Commutative<Op>, U> {
 template <class Op, class T>
 inline constexpr bool is_commutative_v = op_traits<std::remove_cvref_t<Op>, T>::commutative;
 
-/// True when Op on T has a known identity element.
-template <class Op, class T>
-inline constexpr bool has_identity_v = requires { op_traits<std::remove_cvref_t<Op>, T>::identity(); };
 
-/// An operator the reductions accept on T: callable on two T, returning exactly T.
+
+namespace detail {
+
+/// A static_assert naming the call when Op is not a reduction operator on T (callable on
+/// two T, returning exactly T).
 template <class Op, class T>
-concept reduction_operator = std::copy_constructible<Op> && std::invocable<const Op&, const T&, const T&> &&
-                             std::same_as<std::remove_cvref_t<std::invoke_result_t<const Op&, const T&, const T&>>, T>;
+constexpr void check_reduction_operator()
+{
+  static_assert(std::is_trivially_copyable_v<T>, "collectives: reduction elements must be trivially copyable");
+  static_assert(std::is_invocable_v<const Op&, const T&, const T&>,
+                "collectives: the reduction operator cannot be called with two elements of the buffer's type");
+  if constexpr (std::is_invocable_v<const Op&, const T&, const T&>)
+    static_assert(std::is_same_v<std::remove_cvref_t<std::invoke_result_t<const Op&, const T&, const T&>>, T>,
+                  "collectives: the reduction operator's result type is not the buffer's element type");
+}
+
+} // namespace detail
 
 } // namespace collectives

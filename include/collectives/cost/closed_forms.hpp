@@ -25,7 +25,8 @@
 // (FullyConnected<p>: every message one hop, the network of the "standard" any-p
 // formulas), or a product topology passed as an argument (mesh, torus, hypercube).
 
-#include <collectives/cost/collective.hpp>
+#include <collectives/algorithm/collective.hpp>
+#include <collectives/detail/bits.hpp>
 #include <collectives/cost/fully_connected.hpp>
 #include <collectives/cost/model.hpp>
 #include <collectives/detail/require.hpp>
@@ -41,16 +42,8 @@ namespace collectives {
 
 namespace detail {
 
-/// floor(log2 p) (0 for p <= 1).
-constexpr std::size_t cf_floor_log2(std::size_t p) { return p <= 1 ? 0 : static_cast<std::size_t>(std::bit_width(p) - 1); }
-/// ceil(log2 p) (0 for p <= 1).
-constexpr std::size_t cf_ceil_log2(std::size_t p) { return p <= 1 ? 0 : static_cast<std::size_t>(std::bit_width(p - 1)); }
-/// Largest power of two not above p (p >= 1).
-constexpr std::size_t cf_pow2_floor(std::size_t p) { return p == 0 ? 0 : std::bit_floor(p); }
 /// Hop distance between ranks k apart on a ring of p: min(k, p - k) (k < p).
 constexpr std::size_t cf_ring_dist(std::size_t k, std::size_t p) { return k < p - k ? k : p - k; }
-/// gamma(q): the largest j with 2^j dividing q (q > 0).
-constexpr std::size_t cf_gamma(std::size_t q) { return static_cast<std::size_t>(std::countr_zero(q)); }
 /// Square root by Newton's method (x >= 0), for the seeds' sqrt(p) in constant evaluation.
 constexpr double cf_sqrt(double x)
 {
@@ -125,7 +118,7 @@ struct RingDoubling {
 constexpr RingDoubling ring_doubling(std::size_t p)
 {
   RingDoubling s;
-  for (std::size_t k = 0; k < detail::cf_ceil_log2(p); ++k) {
+  for (std::size_t k = 0; k < detail::ceil_log2(p); ++k) {
     const double d = detail::cf_d(detail::cf_ring_dist(std::size_t{1} << k, p));
     s.d += d;
     s.d2 += d * d;
@@ -139,7 +132,7 @@ constexpr RingDoubling ring_doubling(std::size_t p)
 /// 2^(L-1-j) after; so the words and hops sum to z - 1 each.
 constexpr double binomial_subtree_word_hops(std::size_t z)
 {
-  const std::size_t L = detail::cf_ceil_log2(z);
+  const std::size_t L = detail::ceil_log2(z);
   if (L == 0) return 0;
   const double first = detail::cf_d(z - (std::size_t{1} << (L - 1)));
   double rest = 0;
@@ -162,7 +155,7 @@ constexpr double binomial_subtree_word_hops(std::size_t z)
 constexpr double alltoall_pairwise_xor_hypercube(const CostModel& c, std::size_t p, double m)
 {
   detail_cf::check_pow2(p, m);
-  const double n = detail::cf_d(detail::cf_floor_log2(p));
+  const double n = detail::cf_d(detail::floor_log2(p));
   const double P = detail::cf_d(p);
   Terms t = local_words(m);
   if (p > 1) t = t + Terms{P - 1, (P - 1) * m, m * n * P / 2, n * P / 2, 0};
@@ -225,7 +218,7 @@ constexpr double alltoall_ring_two_way_ring(const CostModel& c, std::size_t p, d
 constexpr double alltoall_bruck_fully_connected(const CostModel& c, std::size_t p, double m)
 {
   detail_cf::check(p, m);
-  const std::size_t K = detail::cf_ceil_log2(p);
+  const std::size_t K = detail::ceil_log2(p);
   double blocks = 0, local = 0;
   for (std::size_t k = 0; k < K; ++k) blocks += detail::cf_d(count_with_bit(p, k));
   if (p == 1) local = 1;
@@ -246,7 +239,7 @@ constexpr double alltoall_bruck_fully_connected(const CostModel& c, std::size_t 
 constexpr double alltoall_standard_exchange_hypercube(const CostModel& c, std::size_t p, double m)
 {
   detail_cf::check_pow2(p, m);
-  const double n = detail::cf_d(detail::cf_floor_log2(p)), P = detail::cf_d(p);
+  const double n = detail::cf_d(detail::floor_log2(p)), P = detail::cf_d(p);
   if (p == 1) return evaluate(local_words(m), c);
   return evaluate(messages(n, m * P / 2, 1) + local_words(n * m * P / 2), c);
 }
@@ -257,7 +250,7 @@ constexpr double alltoall_standard_exchange_hypercube(const CostModel& c, std::s
 constexpr double alltoall_standard_exchange_ring(const CostModel& c, std::size_t p, double m)
 {
   detail_cf::check_pow2(p, m);
-  const double n = detail::cf_d(detail::cf_floor_log2(p)), P = detail::cf_d(p);
+  const double n = detail::cf_d(detail::floor_log2(p)), P = detail::cf_d(p);
   if (p == 1) return evaluate(local_words(m), c);
   return evaluate(Terms{n, m * P / 2 * (P - 1), m * P / 2 * (P * P - 1) / 3, P - 1, n * m * P / 2}, c);
 }
@@ -268,7 +261,7 @@ constexpr double alltoall_standard_exchange_ring(const CostModel& c, std::size_t
 constexpr double alltoall_all_port_hypercube(const CostModel& c, std::size_t p, double m)
 {
   detail_cf::check_pow2(p, m);
-  const double n = detail::cf_d(detail::cf_floor_log2(p)), P = detail::cf_d(p);
+  const double n = detail::cf_d(detail::floor_log2(p)), P = detail::cf_d(p);
   if (p == 1) return evaluate(local_words(m), c);
   const double per_round = c.ports == Ports::one ? n : 1;
   return evaluate(messages(P / 2 * per_round, m, 1) + local_words(m), c);
@@ -311,7 +304,7 @@ constexpr double allgather_ring_ring(const CostModel& c, std::size_t p, double m
 constexpr double allgather_recursive_doubling_hypercube(const CostModel& c, std::size_t p, double m, bool in_place = false)
 {
   detail_cf::check_pow2(p, m);
-  const double n = detail::cf_d(detail::cf_floor_log2(p)), P = detail::cf_d(p);
+  const double n = detail::cf_d(detail::floor_log2(p)), P = detail::cf_d(p);
   return evaluate(Terms{n, m * (P - 1), m * (P - 1), n, in_place ? 0 : m}, c);
 }
 
@@ -322,7 +315,7 @@ constexpr double allgather_recursive_doubling_hypercube(const CostModel& c, std:
 constexpr double allgather_recursive_doubling_ring(const CostModel& c, std::size_t p, double m, bool in_place = false)
 {
   detail_cf::check_pow2(p, m);
-  const double n = detail::cf_d(detail::cf_floor_log2(p)), P = detail::cf_d(p);
+  const double n = detail::cf_d(detail::floor_log2(p)), P = detail::cf_d(p);
   return evaluate(Terms{n, m * (P * P - 1) / 3, m * (P * P * P - 1) / 7, P - 1, in_place ? 0 : m}, c);
 }
 
@@ -331,7 +324,7 @@ constexpr double allgather_recursive_doubling_ring(const CostModel& c, std::size
 constexpr double allgather_bruck_fully_connected(const CostModel& c, std::size_t p, double m, bool in_place = false)
 {
   detail_cf::check(p, m);
-  const double K = detail::cf_d(detail::cf_ceil_log2(p)), P = detail::cf_d(p);
+  const double K = detail::cf_d(detail::ceil_log2(p)), P = detail::cf_d(p);
   return evaluate(Terms{K, m * (P - 1), m * (P - 1), K, in_place ? 0 : m}, c);
 }
 
@@ -341,7 +334,7 @@ constexpr double allgather_bruck_ring(const CostModel& c, std::size_t p, double 
 {
   detail_cf::check(p, m);
   const auto s = detail_cf::ring_doubling(p);
-  const double K = detail::cf_d(detail::cf_ceil_log2(p));
+  const double K = detail::cf_d(detail::ceil_log2(p));
   return evaluate(Terms{K, m * s.d2, m * s.d3, s.d, in_place ? 0 : m}, c);
 }
 
@@ -369,7 +362,7 @@ constexpr double allgather_dimensional(const CostModel& c, const T& topo, double
 constexpr double reduce_scatter_recursive_halving_hypercube(const CostModel& c, std::size_t p, double m)
 {
   detail_cf::check_pow2(p, m);
-  const double n = detail::cf_d(detail::cf_floor_log2(p)), P = detail::cf_d(p);
+  const double n = detail::cf_d(detail::floor_log2(p)), P = detail::cf_d(p);
   if (p == 1) return evaluate(local_words(m), c);
   return evaluate(Terms{n, m * (P - 1), m * (P - 1), n, m * P}, c);
 }
@@ -431,8 +424,8 @@ constexpr double reduce_scatter_dimensional(const CostModel& c, const T& topo, d
 constexpr double allreduce_recursive_doubling_fully_connected(const CostModel& c, std::size_t p, double m, bool in_place = false)
 {
   detail_cf::check(p, m);
-  const std::size_t q = detail::cf_pow2_floor(p);
-  const double d = detail::cf_d(detail::cf_floor_log2(q));
+  const std::size_t q = detail::pow2_floor(p);
+  const double d = detail::cf_d(detail::floor_log2(q));
   if (p == q) return evaluate(messages(d, m, 1) + local_words(d * m + (in_place ? 0 : m)), c);
   return evaluate(messages(d + 2, m, 1) + local_words(d * m + (in_place ? m : 2 * m)), c);
 }
@@ -444,8 +437,8 @@ constexpr double allreduce_recursive_doubling_fully_connected(const CostModel& c
 constexpr double allreduce_rabenseifner_fully_connected(const CostModel& c, std::size_t p, double m, bool in_place = false)
 {
   detail_cf::check(p, m);
-  const std::size_t q = detail::cf_pow2_floor(p);
-  const double d = detail::cf_d(detail::cf_floor_log2(q)), Q = detail::cf_d(q);
+  const std::size_t q = detail::pow2_floor(p);
+  const double d = detail::cf_d(detail::floor_log2(q)), Q = detail::cf_d(q);
   // The reduce-scatter half combines (q - 1)/q of the vector as it arrives.
   Terms t = messages(2 * d, 0, 1) + Terms{0, 2 * m * (Q - 1) / Q, 2 * m * (Q - 1) / Q, 0, m * (Q - 1) / Q};
   if (p == q) return evaluate(t + local_words(in_place ? 0 : m), c);
@@ -468,7 +461,7 @@ constexpr double allreduce_ring_ring(const CostModel& c, std::size_t p, double m
 constexpr double allreduce_reduce_broadcast_fully_connected(const CostModel& c, std::size_t p, double m, bool in_place = false)
 {
   detail_cf::check(p, m);
-  const double L = detail::cf_d(detail::cf_ceil_log2(p));
+  const double L = detail::cf_d(detail::ceil_log2(p));
   return evaluate(messages(2 * L, m, 1) + local_words(L * m + (in_place ? 0 : m)), c);
 }
 
@@ -476,7 +469,7 @@ constexpr double allreduce_reduce_broadcast_fully_connected(const CostModel& c, 
 constexpr double allreduce_reduce_broadcast_ring(const CostModel& c, std::size_t p, double m, bool in_place = false)
 {
   detail_cf::check(p, m);
-  const double L = detail::cf_d(detail::cf_ceil_log2(p)), P = detail::cf_d(p);
+  const double L = detail::cf_d(detail::ceil_log2(p)), P = detail::cf_d(p);
   return evaluate(Terms{2 * L, 2 * L * m, 2 * m * (P - 1), 2 * (P - 1), L * m + (in_place ? 0 : m)}, c);
 }
 
@@ -490,7 +483,7 @@ constexpr double allreduce_reduce_broadcast_ring(const CostModel& c, std::size_t
 constexpr double broadcast_binomial_ring(const CostModel& c, std::size_t p, double m)
 {
   detail_cf::check(p, m);
-  const double L = detail::cf_d(detail::cf_ceil_log2(p)), P = detail::cf_d(p);
+  const double L = detail::cf_d(detail::ceil_log2(p)), P = detail::cf_d(p);
   return evaluate(Terms{L, L * m, m * (P - 1), P - 1, 0}, c);
 }
 
@@ -500,7 +493,7 @@ constexpr double broadcast_binomial_ring(const CostModel& c, std::size_t p, doub
 constexpr double broadcast_binomial_fully_connected(const CostModel& c, std::size_t p, double m)
 {
   detail_cf::check(p, m);
-  return evaluate(messages(detail::cf_d(detail::cf_ceil_log2(p)), m, 1), c);
+  return evaluate(messages(detail::cf_d(detail::ceil_log2(p)), m, 1), c);
 }
 
 /// BroadcastTreeSchedule(bits_shape) on a hypercube, any root (ONE_TO_ALL_BC,
@@ -520,7 +513,7 @@ constexpr double broadcast_dimensional(const CostModel& c, const T& topo, double
   detail_cf::check(topo.size(), m);
   double steps = 0, hops = 0;
   for (std::size_t i = 0; i < topo.ndims(); ++i) {
-    steps += detail::cf_d(detail::cf_ceil_log2(topo.extent(i)));
+    steps += detail::cf_d(detail::ceil_log2(topo.extent(i)));
     hops += detail::cf_d(topo.extent(i) - 1);
   }
   return evaluate(Terms{steps, steps * m, hops * m, hops, 0}, c);
@@ -545,7 +538,7 @@ constexpr double broadcast_ring_ring(const CostModel& c, std::size_t p, double m
 constexpr double broadcast_scatter_allgather_ring(const CostModel& c, std::size_t p, double m)
 {
   detail_cf::check(p, m);
-  const double L = detail::cf_d(detail::cf_ceil_log2(p)), P = detail::cf_d(p), b = m / P;
+  const double L = detail::cf_d(detail::ceil_log2(p)), P = detail::cf_d(p), b = m / P;
   const Terms scatter{L, b * (P - 1), b * detail_cf::binomial_subtree_word_hops(p), P - 1, 0};
   return evaluate(scatter + messages(P - 1, b, 1), c);
 }
@@ -554,7 +547,7 @@ constexpr double broadcast_scatter_allgather_ring(const CostModel& c, std::size_
 constexpr double broadcast_scatter_allgather_fully_connected(const CostModel& c, std::size_t p, double m)
 {
   detail_cf::check(p, m);
-  const double L = detail::cf_d(detail::cf_ceil_log2(p)), P = detail::cf_d(p), b = m / P;
+  const double L = detail::cf_d(detail::ceil_log2(p)), P = detail::cf_d(p), b = m / P;
   return evaluate(Terms{L, b * (P - 1), b * (P - 1), L, 0} + messages(P - 1, b, 1), c);
 }
 
@@ -574,7 +567,7 @@ constexpr double reduce_binomial_ring(const CostModel& c, std::size_t p, double 
 {
   detail_cf::check(p, m);
   detail::require(root < p, "collectives::closed_form: the root is not a rank");
-  const double L = detail::cf_d(detail::cf_ceil_log2(p)), P = detail::cf_d(p);
+  const double L = detail::cf_d(detail::ceil_log2(p)), P = detail::cf_d(p);
   const double extra = commutative ? 0 : detail::cf_d(detail::cf_ring_dist(root, p));
   return evaluate(Terms{L, L * m, m * (P - 1), P - 1, m + L * m} + detail_cf::extra_to_root(m, extra), c);
 }
@@ -587,7 +580,7 @@ constexpr double reduce_hypercube_hypercube(const CostModel& c, std::size_t p, d
   detail_cf::check_pow2(p, m);
   detail::require(root < p, "collectives::closed_form: the root is not a rank");
   const double extra = commutative ? 0 : detail::cf_d(static_cast<std::size_t>(std::popcount(root)));
-  const double n = detail::cf_d(detail::cf_floor_log2(p));
+  const double n = detail::cf_d(detail::floor_log2(p));
   return evaluate(messages(n, m, 1) + local_words(m + n * m) + detail_cf::extra_to_root(m, extra), c);
 }
 
@@ -601,7 +594,7 @@ constexpr double reduce_dimensional(const CostModel& c, const T& topo, double m,
   CostModel no_local = c;
   no_local.t_r = 0;
   double steps = 0;
-  for (std::size_t i = 0; i < topo.ndims(); ++i) steps += detail::cf_d(detail::cf_ceil_log2(topo.extent(i)));
+  for (std::size_t i = 0; i < topo.ndims(); ++i) steps += detail::cf_d(detail::ceil_log2(topo.extent(i)));
   return broadcast_dimensional(no_local, topo, m) + c.t_r * m * (1 + steps) +
          evaluate(detail_cf::extra_to_root(m, extra), c);
 }
@@ -628,7 +621,7 @@ constexpr double reduce_ring_ring(const CostModel& c, std::size_t p, double m, s
 constexpr double reduce_scatter_gather_hypercube(const CostModel& c, std::size_t p, double m)
 {
   detail_cf::check_pow2(p, m);
-  const double n = detail::cf_d(detail::cf_floor_log2(p)), P = detail::cf_d(p), b = m / P;
+  const double n = detail::cf_d(detail::floor_log2(p)), P = detail::cf_d(p), b = m / P;
   if (p == 1) return evaluate(local_words(m), c);
   return evaluate(Terms{2 * n, 2 * b * (P - 1), 2 * b * (P - 1), 2 * n, b * P}, c);
 }
@@ -637,7 +630,7 @@ constexpr double reduce_scatter_gather_hypercube(const CostModel& c, std::size_t
 constexpr double reduce_scatter_gather_pairwise_fully_connected(const CostModel& c, std::size_t p, double m)
 {
   detail_cf::check(p, m);
-  const double P = detail::cf_d(p), b = m / P, L = detail::cf_d(detail::cf_ceil_log2(p));
+  const double P = detail::cf_d(p), b = m / P, L = detail::cf_d(detail::ceil_log2(p));
   return evaluate(messages(P - 1, b, 1) + local_words(b * reduce_scatter_pairwise_local(p)) +
                     Terms{L, b * (P - 1), b * (P - 1), L, 0},
                   c);
@@ -652,7 +645,7 @@ constexpr double reduce_scatter_gather_pairwise_fully_connected(const CostModel&
 constexpr double scatter_binomial_ring(const CostModel& c, std::size_t p, double m)
 {
   detail_cf::check(p, m);
-  const double L = detail::cf_d(detail::cf_ceil_log2(p)), P = detail::cf_d(p);
+  const double L = detail::cf_d(detail::ceil_log2(p)), P = detail::cf_d(p);
   return evaluate(Terms{L, m * (P - 1), m * detail_cf::binomial_subtree_word_hops(p), P - 1, m}, c);
 }
 
@@ -661,7 +654,7 @@ constexpr double scatter_binomial_ring(const CostModel& c, std::size_t p, double
 constexpr double scatter_binomial_fully_connected(const CostModel& c, std::size_t p, double m)
 {
   detail_cf::check(p, m);
-  const double L = detail::cf_d(detail::cf_ceil_log2(p)), P = detail::cf_d(p);
+  const double L = detail::cf_d(detail::ceil_log2(p)), P = detail::cf_d(p);
   return evaluate(Terms{L, m * (P - 1), m * (P - 1), L, m}, c);
 }
 
@@ -688,7 +681,7 @@ constexpr double scatter_dimensional(const CostModel& c, const T& topo, double m
     const std::size_t dim = topo.route_dim(topo.ndims() - 1 - k); // slowest first
     const std::size_t z = topo.extent(dim);
     len /= z; // blocks per coordinate along this dimension
-    const double L = detail::cf_d(detail::cf_ceil_log2(z)), Z = detail::cf_d(z), b = m * detail::cf_d(len);
+    const double L = detail::cf_d(detail::ceil_log2(z)), Z = detail::cf_d(z), b = m * detail::cf_d(len);
     t = t + Terms{L, b * (Z - 1), b * detail_cf::binomial_subtree_word_hops(z), Z - 1, 0};
   }
   return evaluate(t, c);
@@ -711,7 +704,7 @@ constexpr double scatter_ring_ring(const CostModel& c, std::size_t p, double m)
 constexpr double scan_hypercube_hypercube(const CostModel& c, std::size_t p, double m, bool exclusive = false)
 {
   detail_cf::check_pow2(p, m);
-  const double n = detail::cf_d(detail::cf_floor_log2(p));
+  const double n = detail::cf_d(detail::floor_log2(p));
   if (p == 1) return evaluate(local_words(exclusive ? 0 : m), c);
   return evaluate(messages(n, m, 1) + local_words(m * (2 * n + (exclusive ? 1 : 2))), c);
 }
@@ -732,7 +725,7 @@ constexpr double scan_recursive_doubling_fully_connected(const CostModel& c, std
                                                          bool exclusive = false)
 {
   detail_cf::check(p, m);
-  const double K = detail::cf_d(detail::cf_ceil_log2(p));
+  const double K = detail::cf_d(detail::ceil_log2(p));
   if (p == 1) return evaluate(local_words(m), c);
   return evaluate(messages(K, m, 1) + local_words(m * (exclusive ? 2 * K + 1 : K + 1)), c);
 }
@@ -742,7 +735,7 @@ constexpr double scan_recursive_doubling_fully_connected(const CostModel& c, std
 constexpr double scan_recursive_doubling_ring(const CostModel& c, std::size_t p, double m, bool exclusive = false)
 {
   detail_cf::check(p, m);
-  const double K = detail::cf_d(detail::cf_ceil_log2(p));
+  const double K = detail::cf_d(detail::ceil_log2(p));
   if (p == 1) return evaluate(local_words(m), c);
   const auto s = detail_cf::ring_doubling(p);
   return evaluate(Terms{K, m * s.d, m * s.d2, s.d, m * (exclusive ? 2 * K + 1 : K + 1)}, c);
@@ -778,7 +771,7 @@ constexpr double shift_direct_hypercube(const CostModel& c, std::size_t p, doubl
   detail_cf::check_pow2(p, m);
   const std::size_t s = detail_cf::reduce_q(q, p);
   if (s == 0) return evaluate(local_words(m), c);
-  return evaluate(messages(1, m, detail::cf_d(detail::cf_floor_log2(p) - detail::cf_gamma(s))), c);
+  return evaluate(messages(1, m, detail::cf_d(detail::floor_log2(p) - detail::trailing_zeros(s))), c);
 }
 
 /// ShiftDirectSchedule on a ring: one step, min(q, p - q) hops, every link shared by that
@@ -845,7 +838,7 @@ constexpr std::optional<double> table(Collective op, Network net, const CostMode
 {
   c.validated();
   detail_cf::check(p, m);
-  const double P = detail::cf_d(p), lg = detail::cf_d(detail::cf_ceil_log2(p)), sq = detail::cf_sqrt(P);
+  const double P = detail::cf_d(p), lg = detail::cf_d(detail::ceil_log2(p)), sq = detail::cf_sqrt(P);
   const double ts = c.t_s, tw = c.t_w, th = c.t_h;
   const bool sf = c.routing == Routing::store_and_forward;
   const auto ceil_half = [](double x) {
@@ -875,11 +868,14 @@ constexpr std::optional<double> table(Collective op, Network net, const CostMode
     if (net == Network::mesh) return (ts + tw * m) * (2 * detail::cf_d(static_cast<std::size_t>(sq) / 2) + 1);
     if (sf) return (ts + tw * m) * (2 * lg - 1);
     const std::size_t s = detail_cf::reduce_q(q, p);
-    return ts + tw * m + th * (lg - (s == 0 ? lg : detail::cf_d(detail::cf_gamma(s))));
+    return ts + tw * m + th * (lg - (s == 0 ? lg : detail::cf_d(detail::trailing_zeros(s))));
   }
   case Collective::allreduce:
   case Collective::scan:
     if (net == Network::hypercube) return (ts + tw * m) * lg;
+    return std::nullopt;
+  case Collective::alltoallv:
+  case Collective::barrier:
     return std::nullopt;
   }
   return std::nullopt;
@@ -889,7 +885,7 @@ constexpr std::optional<double> table(Collective op, Network net, const CostMode
 constexpr double standard_exchange(const CostModel& c, std::size_t p, double m)
 {
   detail_cf::check_pow2(p, m);
-  const double n = detail::cf_d(detail::cf_floor_log2(p));
+  const double n = detail::cf_d(detail::floor_log2(p));
   return n * (c.t_s + c.t_w * m * detail::cf_d(p) / 2);
 }
 
@@ -897,7 +893,7 @@ constexpr double standard_exchange(const CostModel& c, std::size_t p, double m)
 constexpr double direct_exchange(const CostModel& c, std::size_t p, double m)
 {
   detail_cf::check_pow2(p, m);
-  const double n = detail::cf_d(detail::cf_floor_log2(p));
+  const double n = detail::cf_d(detail::floor_log2(p));
   return (detail::cf_d(p) - 1) * (c.t_s + n * c.t_h / 2 + c.t_w * m);
 }
 
@@ -1039,10 +1035,11 @@ constexpr double lower_bound(Collective op, const T& topo, const CostModel& mode
   if (p == 1) return 0;
   const double P = detail::cf_d(p), ports = detail::port_count(topo, model);
   const bool one = model.ports == Ports::one;
-  double steps = one ? detail::cf_d(detail::cf_ceil_log2(p)) : 1;
+  double steps = one ? detail::cf_d(detail::ceil_log2(p)) : 1;
   double node = 0, cut = 0;
   switch (op) {
-  case Collective::alltoall: {
+  case Collective::alltoall:
+  case Collective::alltoallv: {
     node = (P - 1) * m / ports;
     cut = detail::best_cut(topo, [m](double a, double b) { return a * b * m; });
     const auto [dist, links] = detail::distance_sum_and_links(topo);
@@ -1076,6 +1073,8 @@ constexpr double lower_bound(Collective op, const T& topo, const CostModel& mode
     if (closed_form::detail_cf::reduce_q(problem.q, p) == 0) return 0;
     steps = 1;
     node = m / ports;
+    break;
+  case Collective::barrier:
     break;
   }
   const double words = node > cut ? node : cut;

@@ -1,20 +1,171 @@
 #pragma once
-// Selection by cost over every collective of the library: the machinery of
-// cost/selection.hpp plus every collective's header, where each says how the cost layer
-// builds its algorithms (algorithm_cost) and which are its candidates
-// (algorithm_candidates). For example
+// Choosing an algorithm by its cost. For a topology, a cost model and a call's problem
+// (message size, root, shift, whether the operator commutes, in place), every candidate
+// algorithm that fits is built into the schedule that would run and estimated
+// (schedule_cost.hpp); the cheapest wins, ties going to the earlier candidate:
 //
 //   constexpr auto pick = select<Collective::alltoall>(Hypercube<3>{}, model, Problem{1024});
-//   static_assert(pick.name == "pairwise_xor");                 // at compile time
-//   auto pick = select<Collective::alltoall>(Hypercube<>{d}, model, Problem{m});  // at run time
+//   static_assert(pick.name == "pairwise_xor");                  // at compile time
+//   auto pick = select<Collective::alltoall>(Hypercube<>::of_dims(d), model, Problem{m});
+//
+// The candidates are a collective's list (algorithms<C>) or any hana::tuple of algorithm
+// tags. Those that the topology's type rules out are skipped at compile time
+// (boost::hana::filter, so they are never instantiated), the others by value (fits()).
+// Selection depends on nothing but its arguments, so every rank that selects with the
+// same ones picks the same algorithm.
 
-#include <collectives/algorithm/allgather.hpp>
-#include <collectives/algorithm/allreduce.hpp>
-#include <collectives/algorithm/alltoall.hpp>
-#include <collectives/algorithm/broadcast.hpp>
-#include <collectives/algorithm/reduce.hpp>
-#include <collectives/algorithm/reduce_scatter.hpp>
-#include <collectives/algorithm/scan.hpp>
-#include <collectives/algorithm/scatter.hpp>
-#include <collectives/algorithm/shift.hpp>
-#include <collectives/cost/selection.hpp>
+#include <collectives/algorithm/algorithm.hpp>
+#include <collectives/cost/model.hpp>
+#include <collectives/cost/schedule_cost.hpp>
+#include <collectives/detail/require.hpp>
+#include <collectives/topology/concepts.hpp>
+
+#include <boost/hana/filter.hpp>
+#include <boost/hana/fold_left.hpp>
+#include <boost/hana/for_each.hpp>
+#include <boost/hana/tuple.hpp>
+
+#include <cstddef>
+#include <limits>
+#include <optional>
+#include <string_view>
+
+namespace collectives {
+
+namespace detail {
+constexpr bool rooted(Collective c)
+{
+  return c == Collective::broadcast || c == Collective::reduce || c == Collective::scatter || c == Collective::gather;
+}
+} // namespace detail
+
+/// The estimate of algorithm A built for topology `topo` (the schedule a communicator over
+/// `topo` runs) and run on `network` (the same size): e.g. a hypercube algorithm mapped
+/// onto a ring, or any algorithm on FullyConnected for a transport without links. The
+/// schedule's blocks are problem.m / A::pieces(p) words. Requirements: A fits `topo` and
+/// the problem (a compile error when the topology's type rules it out, else
+/// std::invalid_argument naming the algorithm and the requirement), a valid model, m and
+/// root, a network of the same size.
+template <algorithm A, topology T, topology N>
+constexpr CostReport predict_on(A a, const T& topo, const N& network, const CostModel& model, const Problem& problem)
+{
+  static_assert(fits_topology_type<A, T>, "collectives::predict: the algorithm does not fit the topology's type");
+  detail::require_fits(a, topo, problem);
+  if constexpr (detail::rooted(A::collective))
+    detail::require(problem.root < topo.size(), "collectives::predict: the root is not a rank of the topology");
+  const std::size_t p = topo.size();
+  return estimate(A::schedule(topo, problem), network, model, problem.m / static_cast<double>(A::pieces(p)));
+}
+
+/// The estimate of algorithm A on `topo` (see predict_on).
+template <algorithm A, topology T>
+constexpr CostReport predict(A a, const T& topo, const CostModel& model, const Problem& problem)
+{
+  return predict_on(a, topo, topo, model, problem);
+}
+
+/// The outcome of select(): the cheapest fitting candidate's position in the candidates,
+/// its name and predicted time; `found` is false (and index npos) when none fits.
+struct Selection {
+  static constexpr std::size_t npos = std::numeric_limits<std::size_t>::max();
+  std::size_t index = npos;
+  std::string_view name{};
+  double time = std::numeric_limits<double>::infinity();
+  std::size_t candidates = 0; ///< how many fitted and were estimated
+  constexpr bool found() const { return index != npos; }
+};
+
+/// The cheapest of `candidates` (a hana::tuple of algorithm tags) for `problem` on `topo`
+/// under `model`; ties go to the earlier candidate; those that do not fit are skipped.
+/// constexpr: with a static topology and a constexpr model it runs at compile time.
+/// Requirements: some candidate fits (a compile error when none can by type; else
+/// std::invalid_argument), a valid model, m and root. Cost: one estimate per fitting
+/// candidate.
+template <topology T, class... A>
+constexpr Selection select(const boost::hana::tuple<A...>& candidates, const T& topo, const CostModel& model,
+                           const Problem& problem)
+{
+  static_assert((algorithm<A> && ...), "collectives::select: a candidate is not an algorithm type");
+  static_assert((fits_topology_type<A, T> || ...), "collectives::select: no candidate algorithm fits the topology's type");
+  model.validated();
+  struct State {
+    std::size_t at = 0;
+    Selection best{};
+  };
+  const State done = boost::hana::fold_left(candidates, State{}, [&](State s, auto tag) {
+    using Tag = decltype(tag);
+    if constexpr (fits_topology_type<Tag, T>) {
+      if (fits(tag, topo, problem)) {
+        const double t = predict(tag, topo, model, problem).time;
+        ++s.best.candidates;
+        if (t < s.best.time || !s.best.found()) s.best = Selection{s.at, Tag::name, t, s.best.candidates};
+      }
+    }
+    ++s.at;
+    return s;
+  });
+  detail::require(done.best.found(), "collectives::select: no candidate algorithm fits this topology and problem");
+  return done.best;
+}
+
+/// select() over collective C's algorithms (algorithms<C>).
+template <Collective C, topology T>
+constexpr Selection select(const T& topo, const CostModel& model, const Problem& problem)
+{
+  return select(algorithms<C>, topo, model, problem);
+}
+
+// ---------------------------------------------------------------------------------------
+// Crossovers
+// ---------------------------------------------------------------------------------------
+
+/// The m > 0 at which two costs affine in m, a0 + a1 m and b0 + b1 m, are equal, if they
+/// cross there (nullopt when parallel or crossing at m <= 0).
+constexpr std::optional<double> affine_crossover(double a0, double a1, double b0, double b1)
+{
+  const double slope = a1 - b1;
+  if (slope == 0) return std::nullopt;
+  const double m = (b0 - a0) / slope;
+  if (!(m > 0)) return std::nullopt;
+  return m;
+}
+
+/// The crossover of two closed forms f(m), g(m) that are affine in m (every closed form of
+/// closed_forms.hpp is, for fixed p and model): solved from their values at m = 0 and 1.
+template <class F, class G>
+constexpr std::optional<double> crossover(F f, G g)
+{
+  const double f0 = f(0.0), g0 = g(0.0);
+  return affine_crossover(f0, f(1.0) - f0, g0, g(1.0) - g0);
+}
+
+/// The message size in (lo, hi] where algorithm A stops being cheaper than B (or B than
+/// A), found by bisection on predict(): schedule costs are piecewise linear in m, so
+/// this is the crossover when exactly one sign change lies in the interval. nullopt
+/// when the order is the same at both ends. Cost: about 60 pairs of estimates.
+template <algorithm A, algorithm B, topology T>
+constexpr std::optional<double> crossover(A a, B b, const T& topo, const CostModel& model, Problem problem, double lo,
+                                          double hi)
+{
+  detail::require(lo >= 0 && lo < hi && hi <= max_block_words, "collectives::crossover: needs 0 <= lo < hi <= 1e15");
+  auto diff = [&](double m) {
+    problem.m = m;
+    return predict(a, topo, model, problem).time - predict(b, topo, model, problem).time;
+  };
+  double dlo = diff(lo);
+  const double dhi = diff(hi);
+  if ((dlo < 0) == (dhi < 0) || dlo == 0 || dhi == 0) return std::nullopt;
+  for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; ++i) {
+    const double mid = lo + (hi - lo) / 2;
+    const double d = diff(mid);
+    if ((d < 0) == (dlo < 0)) {
+      lo = mid;
+      dlo = d;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo + (hi - lo) / 2;
+}
+
+} // namespace collectives

@@ -3,7 +3,6 @@
 // a compile error in constant evaluation, std::invalid_argument at run time.
 
 #include <collectives/detail/require.hpp>
-#include <collectives/topology/concepts.hpp>
 
 #include <bit>
 #include <cstddef>
@@ -25,11 +24,5 @@ constexpr void require_power_of_two_ranks(std::size_t p, const char* call)
   if (!std::has_single_bit(p)) throw_not_power_of_two(call, p);
 }
 
-/// False only for a topology whose static size is not a power of two. The schedules
-/// static_assert it with a message naming the call (a static_assert message must be a
-/// literal); callers test it before naming a power-of-two algorithm.
-template <class Topo>
-inline constexpr bool may_be_power_of_two =
-  static_size_v<Topo> == dynamic_extent || std::has_single_bit(static_size_v<Topo>);
 
 } // namespace collectives::detail

@@ -1,36 +1,54 @@
 #pragma once
-// Communicator: an endpoint of some transport bound to a topology of the same size.
+// Communicator: an endpoint of some transport bound to a topology of the same size, with
+// the selection policy its collectives pick default algorithms by and the executor's
+// reusable memory.
 
-#include <collectives/cost/choice_cache.hpp>
 #include <collectives/cost/model.hpp>
+#include <collectives/cost/policy.hpp>
 #include <collectives/detail/require.hpp>
+#include <collectives/execution/executor.hpp>
 #include <collectives/topology/concepts.hpp>
 #include <collectives/topology/torus.hpp>
 #include <collectives/transport/concepts.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
 namespace collectives {
 
-/// Binds endpoint `E` (threads, MPI, recording, a user's own) to topology `T`, and holds
-/// the cost model (default_cost_model unless given one, e.g. from calibrate()) by which a
-/// collective called without an algorithm picks the cheapest one for the topology
-/// (cost/selection.hpp). The sizes must agree: checked at compile time when both are
-/// static, else the constructor throws std::invalid_argument naming both sizes. The model
-/// must be the same on every rank (so that every rank picks the same algorithm).
+namespace detail {
+/// The model an endpoint suggests for its transport (cost_model()), else the default.
+template <endpoint E>
+CostModel endpoint_cost_model(const E& ep)
+{
+  if constexpr (requires { { ep.cost_model() } -> std::convertible_to<CostModel>; }) return ep.cost_model();
+  else return default_cost_model;
+}
+} // namespace detail
+
+/// Binds endpoint `E` (threads, MPI, recording, a user's own) to topology `T`. A
+/// collective called without an algorithm picks the cheapest for the topology under the
+/// communicator's SelectionPolicy: the endpoint's own model when it suggests one
+/// (cost_model()), else default_cost_model, unless the constructor or set_cost_model()
+/// gives another (e.g. calibrate(ep).model). The sizes must agree: checked at compile
+/// time when both are static, else the constructor throws std::invalid_argument naming
+/// both sizes. The model must be the same on every rank (so every rank picks the same
+/// algorithm). Not thread-safe: one thread calls its collectives.
 template <endpoint E, topology T>
 class Communicator {
 public:
   using endpoint_type = E;
   using topology_type = T;
 
+  /// With the endpoint's suggested model (or default_cost_model).
+  Communicator(E& ep, T topo) : Communicator(ep, topo, detail::endpoint_cost_model(ep)) {}
+
   /// `word_bytes`: the size of the model's word (message sizes are converted to words).
-  constexpr Communicator(E& ep, T topo, const CostModel& model = default_cost_model, std::size_t word_bytes = 8)
-    : ep_(&ep), topo_(topo)
+  Communicator(E& ep, T topo, const CostModel& model, std::size_t word_bytes = 8)
+    : ep_(&ep), topo_(topo), policy_(model, word_bytes)
   {
-    set_cost_model(model, word_bytes);
     if constexpr (requires { E::static_size; } && static_size_v<T> != dynamic_extent)
       static_assert(E::static_size == static_size_v<T>,
                     "collectives::Communicator: the endpoint's team size differs from the topology's size");
@@ -48,31 +66,35 @@ public:
   E& endpoint() const { return *ep_; }
 
   /// The model default algorithms are selected with.
-  constexpr const CostModel& cost_model() const { return model_; }
+  constexpr const CostModel& cost_model() const { return policy_.model(); }
   /// Replaces the model (and forgets the picks made with the old one). Requirements: a
-  /// valid model (CostModel::validated) and word_bytes >= 1; std::invalid_argument otherwise.
+  /// valid model (CostModel::validated) and word_bytes >= 1; std::invalid_argument
+  /// otherwise, and the old model stays.
   constexpr void set_cost_model(const CostModel& model, std::size_t word_bytes = 8)
   {
-    model.validated();
-    detail::require(word_bytes >= 1, "collectives::Communicator: word_bytes must be at least 1");
-    model_ = model;
-    word_bytes_ = word_bytes;
-    choices_.clear();
+    policy_.set_model(model, word_bytes);
   }
+  /// The selection policy (model, word size, remembered picks).
+  constexpr SelectionPolicy& policy() const { return policy_; }
   /// `bytes` in the model's words.
-  constexpr double words(std::size_t bytes) const
+  constexpr double words(std::size_t bytes) const { return policy_.words(bytes); }
+
+  /// The executor's reusable memory (detail: used by the collectives).
+  ExecContext& context() const { return context_; }
+  /// Numbers a new collective call: the endpoint's own count where it keeps one (so calls
+  /// made through several communicators on one endpoint stay apart), else this one's.
+  std::uint64_t begin_call() const
   {
-    return static_cast<double>(bytes) / static_cast<double>(word_bytes_);
+    if constexpr (requires { ep_->begin_call(); }) return ep_->begin_call();
+    else return ++calls_;
   }
-  /// The default algorithms picked so far (detail: used by the collectives).
-  constexpr detail::ChoiceCache& choices() const { return choices_; }
 
 private:
   E* ep_;
   T topo_;
-  CostModel model_{};
-  std::size_t word_bytes_ = 8;
-  mutable detail::ChoiceCache choices_{};
+  mutable SelectionPolicy policy_;
+  mutable ExecContext context_;
+  mutable std::uint64_t calls_ = 0;
 };
 
 template <endpoint E>
@@ -87,6 +109,8 @@ concept communicator = requires(const C& c) {
   { c.size() } -> std::convertible_to<std::size_t>;
   c.topology();
   c.endpoint();
+  c.context();
+  c.policy();
 };
 
 } // namespace collectives

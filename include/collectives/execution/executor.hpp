@@ -1,56 +1,30 @@
 #pragma once
-// The one executor: runs any schedule on any endpoint over typed buffers. Per step it asks
-// the schedule what this rank does, turns block patterns into byte pieces (merging
-// adjacent blocks), posts the step's messages together, combines what needs combining,
-// and runs the step's local ops.
+// The one executor: runs any schedule on any endpoint. Per step it asks the schedule what
+// this rank does, turns block patterns into byte pieces (merging blocks adjacent in
+// memory), posts the step's messages together, combines what needs combining and runs
+// the step's local ops.
+//
+// Its core moves bytes and is compiled once per endpoint type: the schedule is reached
+// through a function pointer (ScheduleRef) and the element type and operator only
+// through a Reducer, whose typed combine kernel is the one piece compiled per T and Op.
+// Every buffer it needs between calls (the step's request lists, scratch space, staging
+// for combining) lives in an ExecContext that a Communicator keeps, so a warmed-up rank
+// allocates nothing per call or per step.
 
+#include <collectives/execution/layout.hpp>
 #include <collectives/schedule/pattern.hpp>
 #include <collectives/schedule/schedule.hpp>
 #include <collectives/transport/concepts.hpp>
 
-#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstring>
-#include <memory>
+#include <new>
 #include <span>
 #include <type_traits>
 #include <vector>
 
 namespace collectives {
-
-/// Where block b of a buffer lives: uniform blocks of m elements, or per-block counts and
-/// displacements (in elements), as MPI's v-collectives take them. With period != 0 the
-/// counted layout repeats every `period` blocks, `period_elems` elements apart (scratch
-/// space holding several copies of a chunked vector).
-struct BlockLayout {
-  std::size_t m = 0;
-  const std::size_t* counts = nullptr;
-  const std::size_t* displs = nullptr;
-  std::size_t period = 0;
-  std::size_t period_elems = 0;
-
-  constexpr std::size_t offset(std::size_t b) const
-  {
-    if (counts == nullptr) return b * m;
-    if (period != 0) return (b / period) * period_elems + displs[b % period];
-    return displs[b];
-  }
-  constexpr std::size_t length(std::size_t b) const
-  {
-    if (counts == nullptr) return m;
-    return counts[period != 0 ? b % period : b];
-  }
-  /// Elements needed to hold blocks 0..n-1.
-  constexpr std::size_t extent(std::size_t n) const
-  {
-    if (n == 0) return 0;
-    if (counts == nullptr) return n * m;
-    if (period != 0) return ((n + period - 1) / period) * period_elems;
-    std::size_t e = 0;
-    for (std::size_t b = 0; b < n; ++b) e = std::max(e, displs[b] + counts[b]);
-    return e;
-  }
-};
 
 /// The operator used when a schedule never combines.
 struct NoCombine {
@@ -60,23 +34,143 @@ struct NoCombine {
 
 namespace detail {
 
-template <class T>
-struct BufferView {
+/// A schedule seen through a function pointer.
+struct ScheduleRef {
+  const void* object = nullptr;
+  std::size_t steps = 0;
+  std::size_t scratch_blocks = 0;
+  void (*visit)(const void*, std::size_t rank, std::size_t step, StepOps&) = nullptr;
+};
+
+template <schedule S>
+void visit_thunk(const void* s, std::size_t rank, std::size_t step, StepOps& ops)
+{
+  static_cast<const S*>(s)->visit(rank, step, ops);
+}
+
+/// s as a ScheduleRef (s must outlive it).
+template <schedule S>
+ScheduleRef schedule_ref(const S& s)
+{
+  return {&s, s.num_steps(), s.scratch_blocks(), &visit_thunk<S>};
+}
+
+/// The typed part of a call: how to combine n elements at dst with n at src.
+struct Reducer {
+  void (*fn)(const void* op, std::byte* dst, const std::byte* src, std::size_t n, Combine how) = nullptr;
+  const void* op = nullptr;
+  std::size_t elem = 1;
+};
+
+/// dst[i] = src[i] op dst[i] (left) or dst[i] op src[i] (right): one loop per mode, so
+/// each vectorises. dst and src do not overlap.
+template <class T, class Op>
+void combine_kernel(const void* op_ptr, std::byte* dst_bytes, const std::byte* src_bytes, std::size_t n, Combine how)
+{
+  const Op& op = *static_cast<const Op*>(op_ptr);
+  T* __restrict dst = reinterpret_cast<T*>(dst_bytes);
+  const T* __restrict src = reinterpret_cast<const T*>(src_bytes);
+  if (how == Combine::left)
+    for (std::size_t i = 0; i < n; ++i) dst[i] = op(src[i], dst[i]);
+  else if (how == Combine::right)
+    for (std::size_t i = 0; i < n; ++i) dst[i] = op(dst[i], src[i]);
+  else if (n != 0)
+    std::memcpy(dst_bytes, src_bytes, n * sizeof(T));
+}
+
+template <class T, class Op>
+Reducer make_reducer(const Op& op)
+{
+  return {&combine_kernel<T, Op>, &op, sizeof(T)};
+}
+
+/// One buffer of a call: its first byte and its block layout (in elements).
+struct ByteBuffer {
   std::byte* data = nullptr;
   BlockLayout layout{};
 };
 
-/// Appends the byte pieces of `pat` to `out`, merging blocks that are adjacent in memory.
-template <class T, class Piece>
-void append_pieces(const BufferView<T>& buf, const Pattern& pat, std::vector<Piece>& out)
+/// Growable memory aligned for any element type, kept between calls.
+class AlignedRegion {
+public:
+  AlignedRegion() = default;
+  AlignedRegion(const AlignedRegion&) : AlignedRegion() {} // a copy starts empty
+  AlignedRegion& operator=(const AlignedRegion&) { return *this; }
+  ~AlignedRegion() { release(); }
+
+  /// At least `bytes` bytes (their content is not kept when it grows).
+  std::byte* get(std::size_t bytes)
+  {
+    if (bytes > capacity_) {
+      release();
+      const std::size_t want = bytes < 2 * capacity_ ? 2 * capacity_ : bytes;
+      data_ = static_cast<std::byte*>(::operator new(want, std::align_val_t{alignment}));
+      capacity_ = want;
+    }
+    return data_;
+  }
+  std::size_t capacity() const { return capacity_; }
+
+private:
+  static constexpr std::size_t alignment = 64;
+  void release()
+  {
+    if (data_ != nullptr) ::operator delete(data_, std::align_val_t{alignment});
+    data_ = nullptr;
+    capacity_ = 0;
+  }
+  std::byte* data_ = nullptr;
+  std::size_t capacity_ = 0;
+};
+
+} // namespace detail
+
+/// Per-communicator reusable state of the executor: request lists and memory for scratch,
+/// staging and results. Not shared between threads; a collective's operator must not call
+/// another collective on the same communicator.
+class ExecContext {
+public:
+  /// Scratch space for a schedule's scratch blocks.
+  std::byte* scratch(std::size_t bytes) { return scratch_.get(bytes); }
+  /// Room for a whole result on ranks whose caller gave none (output_everywhere).
+  std::byte* result(std::size_t bytes) { return result_.get(bytes); }
+  /// A copy of an in-place call's contribution, for schedules that read their input
+  /// while writing the output.
+  std::byte* contribution(std::size_t bytes) { return contribution_.get(bytes); }
+  /// Bytes held for reuse.
+  std::size_t bytes_held() const
+  {
+    return scratch_.capacity() + staging_.capacity() + local_.capacity() + result_.capacity() +
+           contribution_.capacity();
+  }
+
+private:
+  template <class E>
+  friend void run_schedule(const detail::ScheduleRef&, E&, std::array<detail::ByteBuffer, 3>, const detail::Reducer*,
+                           ExecContext&, StepInfo);
+
+  StepOps ops_;
+  std::vector<ConstBytes> send_pieces_;
+  std::vector<MutableBytes> recv_pieces_;
+  std::vector<std::size_t> send_first_, recv_first_, staged_at_;
+  std::vector<SendRequest> sends_;
+  std::vector<RecvRequest> recvs_;
+  detail::AlignedRegion scratch_, staging_, local_, result_, contribution_;
+};
+
+namespace detail {
+
+/// Appends the byte pieces of `pat` in `buf` to `out`, merging blocks adjacent in memory.
+template <class Piece>
+void append_pieces(const ByteBuffer& buf, std::size_t elem, const Pattern& pat, std::vector<Piece>& out)
 {
   std::byte* pending = nullptr;
   std::size_t pending_size = 0;
   for (std::size_t i = 0; i < pat.count; ++i) {
     const std::size_t b = pat[i];
-    std::byte* at = buf.data + buf.layout.offset(b) * sizeof(T);
-    const std::size_t n = buf.layout.length(b) * sizeof(T);
+    const std::size_t n = buf.layout.length(b) * elem;
     if (n == 0) continue;
+    std::byte* at = buf.data + buf.layout.offset(b) * elem;
     if (pending != nullptr && pending + pending_size == at) {
       pending_size += n;
     } else {
@@ -88,158 +182,196 @@ void append_pieces(const BufferView<T>& buf, const Pattern& pat, std::vector<Pie
   if (pending != nullptr) out.push_back(Piece{pending, pending_size});
 }
 
-template <class T>
-std::size_t pattern_elements(const BufferView<T>& buf, const Pattern& pat)
+/// Elements in the blocks of `pat`.
+inline std::size_t pattern_elements(const ByteBuffer& buf, const Pattern& pat)
 {
+  if (buf.layout.counts == nullptr && buf.layout.k == 1) return pat.count * buf.layout.n;
   std::size_t n = 0;
   for (std::size_t i = 0; i < pat.count; ++i) n += buf.layout.length(pat[i]);
   return n;
 }
 
-/// Combines contiguous `in` into the blocks of `pat` in order.
-template <class T, class Op>
-void combine_into(const BufferView<T>& buf, const Pattern& pat, const T* in, Combine how, Op& op)
+/// Combines (or copies) contiguous `from` into the blocks of `pat` in order.
+inline void scatter_into(const ByteBuffer& buf, const Pattern& pat, const std::byte* from, Combine how,
+                         const Reducer* red, std::size_t elem)
 {
   for (std::size_t i = 0; i < pat.count; ++i) {
     const std::size_t b = pat[i];
-    T* dst = reinterpret_cast<T*>(buf.data + buf.layout.offset(b) * sizeof(T));
     const std::size_t n = buf.layout.length(b);
-    // One loop per mode, so the compiler can vectorise each.
-    if (how == Combine::left)
-      for (std::size_t e = 0; e < n; ++e) dst[e] = op(in[e], dst[e]);
-    else if (how == Combine::right)
-      for (std::size_t e = 0; e < n; ++e) dst[e] = op(dst[e], in[e]);
-    else
-      for (std::size_t e = 0; e < n; ++e) dst[e] = in[e];
-    in += n;
+    std::byte* dst = buf.data + buf.layout.offset(b) * elem;
+    if (how == Combine::copy || red == nullptr) {
+      if (n != 0) std::memcpy(dst, from, n * elem);
+    } else {
+      red->fn(red->op, dst, from, n, how);
+    }
+    from += n * elem;
   }
 }
 
 /// Gathers the blocks of `pat` into contiguous `out`.
-template <class T>
-void gather_from(const BufferView<T>& buf, const Pattern& pat, T* out)
+inline void gather_from(const ByteBuffer& buf, const Pattern& pat, std::byte* out, std::size_t elem)
 {
   for (std::size_t i = 0; i < pat.count; ++i) {
     const std::size_t b = pat[i];
-    const std::size_t n = buf.layout.length(b);
-    if (n != 0) std::memcpy(static_cast<void*>(out), buf.data + buf.layout.offset(b) * sizeof(T), n * sizeof(T));
+    const std::size_t n = buf.layout.length(b) * elem;
+    if (n != 0) std::memcpy(out, buf.data + buf.layout.offset(b) * elem, n);
     out += n;
   }
 }
 
-/// Per-rank reusable storage, so steps allocate nothing once warmed up.
-template <class T>
-struct ExecState {
-  StepOps ops;
-  std::vector<ConstBytes> send_pieces;
-  std::vector<MutableBytes> recv_pieces;
-  std::vector<std::size_t> send_first, recv_first;
-  std::vector<SendRequest> sends;
-  std::vector<RecvRequest> recvs;
-  std::vector<T> combine_tmp;
-  std::vector<std::size_t> combine_at;
-  std::vector<T> local_tmp;
+struct CombineContext {
+  const Reducer* red;
+  Combine how;
 };
+
+inline void combine_on_receive(const void* ctx, std::byte* dst, const std::byte* src, std::size_t bytes)
+{
+  const auto& c = *static_cast<const CombineContext*>(ctx);
+  c.red->fn(c.red->op, dst, src, bytes / c.red->elem, c.how);
+}
 
 } // namespace detail
 
-/// Runs schedule `s` as rank ep.rank() of endpoint `ep`.
-/// input/output: the caller's buffers with their block layouts (input may alias output
-/// for in-place operations whose schedules never read input); the scratch buffer holds
-/// s.scratch_blocks() blocks laid out by `scratch_layout`. `op` combines where the
-/// schedule says. collective: every rank must call it with the same schedule.
+/// Runs the schedule `s` as rank ep.rank() over `bufs` (input, output, scratch; the input
+/// may alias the output for in-place operations whose schedules never read the input),
+/// combining with `red` where the schedule says (null when it never combines). `info`
+/// names the call; its step is filled in. collective: every rank must call it with the
+/// same schedule.
+template <class E>
+void run_schedule(const detail::ScheduleRef& s, E& ep, std::array<detail::ByteBuffer, 3> bufs,
+                  const detail::Reducer* red, ExecContext& x, StepInfo info)
+{
+  using detail::ByteBuffer;
+  const std::size_t me = ep.rank();
+  const std::size_t elem = red != nullptr ? red->elem : 1;
+  auto view = [&](Buffer b) -> const ByteBuffer& { return bufs[static_cast<int>(b)]; };
+  const detail::CombineContext left{red, Combine::left}, right{red, Combine::right};
+  const ReceiveCombine on_left{&detail::combine_on_receive, &left}, on_right{&detail::combine_on_receive, &right};
+  constexpr bool transport_combines = combines_on_receive_v<E>;
+
+  for (std::size_t k = 0; k < s.steps; ++k) {
+    info.step = k;
+    detail::mark_phase(ep, Phase::post, true, info);
+    x.ops_.sends.clear();
+    x.ops_.recvs.clear();
+    x.ops_.locals.clear();
+    s.visit(s.object, me, k, x.ops_);
+
+    if (!x.ops_.sends.empty() || !x.ops_.recvs.empty()) {
+      x.send_pieces_.clear();
+      x.recv_pieces_.clear();
+      x.send_first_.clear();
+      x.recv_first_.clear();
+      x.staged_at_.clear();
+      for (const auto& snd : x.ops_.sends) {
+        x.send_first_.push_back(x.send_pieces_.size());
+        detail::append_pieces(view(snd.blocks.buffer), elem, snd.blocks, x.send_pieces_);
+      }
+      x.send_first_.push_back(x.send_pieces_.size());
+      // Combining receives land in staging unless the transport combines on receipt.
+      std::size_t staged_bytes = 0;
+      if (!transport_combines)
+        for (const auto& r : x.ops_.recvs)
+          if (r.combine != Combine::copy) staged_bytes += detail::pattern_elements(view(r.blocks.buffer), r.blocks) * elem;
+      std::byte* const staging = staged_bytes != 0 ? x.staging_.get(staged_bytes) : nullptr;
+      std::size_t staged = 0;
+      for (const auto& rcv : x.ops_.recvs) {
+        x.recv_first_.push_back(x.recv_pieces_.size());
+        if (rcv.combine == Combine::copy || transport_combines) {
+          detail::append_pieces(view(rcv.blocks.buffer), elem, rcv.blocks, x.recv_pieces_);
+        } else {
+          const std::size_t n = detail::pattern_elements(view(rcv.blocks.buffer), rcv.blocks) * elem;
+          x.staged_at_.push_back(staged);
+          if (n != 0) x.recv_pieces_.push_back(MutableBytes{staging + staged, n});
+          staged += n;
+        }
+      }
+      x.recv_first_.push_back(x.recv_pieces_.size());
+      x.sends_.clear();
+      x.recvs_.clear();
+      for (std::size_t i = 0; i < x.ops_.sends.size(); ++i)
+        x.sends_.push_back(SendRequest{x.ops_.sends[i].peer,
+                                       std::span<const ConstBytes>(x.send_pieces_.data() + x.send_first_[i],
+                                                                   x.send_first_[i + 1] - x.send_first_[i])});
+      for (std::size_t i = 0; i < x.ops_.recvs.size(); ++i) {
+        const auto& rcv = x.ops_.recvs[i];
+        const ReceiveCombine* how = nullptr;
+        if (transport_combines && rcv.combine != Combine::copy) how = rcv.combine == Combine::left ? &on_left : &on_right;
+        x.recvs_.push_back(RecvRequest{rcv.peer,
+                                       std::span<const MutableBytes>(x.recv_pieces_.data() + x.recv_first_[i],
+                                                                     x.recv_first_[i + 1] - x.recv_first_[i]),
+                                       how});
+      }
+      detail::mark_phase(ep, Phase::post, false, info);
+      detail::exchange_step(ep, std::span<const SendRequest>(x.sends_), std::span<const RecvRequest>(x.recvs_), info);
+      if (staging != nullptr) {
+        detail::mark_phase(ep, Phase::combine, true, info);
+        std::size_t c = 0;
+        for (const auto& rcv : x.ops_.recvs)
+          if (rcv.combine != Combine::copy)
+            detail::scatter_into(view(rcv.blocks.buffer), rcv.blocks, staging + x.staged_at_[c++], rcv.combine, red,
+                                 elem);
+        detail::mark_phase(ep, Phase::combine, false, info);
+      }
+    } else {
+      detail::mark_phase(ep, Phase::post, false, info);
+    }
+
+    for (const auto& loc : x.ops_.locals) {
+      const ByteBuffer& from = view(loc.from.buffer);
+      const ByteBuffer& to = view(loc.to.buffer);
+      const Phase ph = loc.combine == Combine::copy ? Phase::copy : Phase::combine;
+      detail::mark_phase(ep, ph, true, info);
+      if (loc.combine == Combine::copy && loc.from.buffer != loc.to.buffer) {
+        for (std::size_t i = 0; i < loc.from.count; ++i) {
+          const std::size_t n = from.layout.length(loc.from[i]) * elem;
+          // memmove: in place, input and output are the same memory.
+          if (n != 0)
+            std::memmove(to.data + to.layout.offset(loc.to[i]) * elem, from.data + from.layout.offset(loc.from[i]) * elem,
+                         n);
+        }
+      } else {
+        // Read everything first, then write: a local op is a parallel assignment.
+        const std::size_t n = detail::pattern_elements(from, loc.from) * elem;
+        std::byte* tmp = x.local_.get(n);
+        detail::gather_from(from, loc.from, tmp, elem);
+        detail::scatter_into(to, loc.to, tmp, loc.combine, red, elem);
+      }
+      detail::mark_phase(ep, ph, false, info);
+    }
+  }
+}
+
+/// Runs schedule `s` as rank ep.rank() of endpoint `ep` over typed buffers, with `ctx`'s
+/// reusable memory. input/output: the caller's buffers with their block layouts (input
+/// may alias output for in-place operations whose schedules never read input); scratch
+/// holds s.scratch_blocks() blocks laid out by `scratch_layout` (not value-initialised:
+/// the verifier rejects schedules that read scratch before writing it). `op` combines
+/// where the schedule says. collective: every rank must call it with the same schedule.
+template <schedule S, endpoint E, class T, class Op = NoCombine>
+void execute(const S& s, E& ep, ExecContext& ctx, const T* input, BlockLayout in_layout, T* output,
+             BlockLayout out_layout, BlockLayout scratch_layout, Op op = {}, StepInfo info = {})
+{
+  static_assert(std::is_trivially_copyable_v<T>, "collectives::execute: T must be trivially copyable");
+  const std::size_t scratch_bytes = scratch_layout.extent(s.scratch_blocks()) * sizeof(T);
+  std::byte* scratch = scratch_bytes == 0 ? nullptr : ctx.scratch(scratch_bytes);
+  const detail::Reducer red = detail::make_reducer<T>(op);
+  const std::array<detail::ByteBuffer, 3> bufs{
+    detail::ByteBuffer{reinterpret_cast<std::byte*>(const_cast<T*>(input)), in_layout},
+    detail::ByteBuffer{reinterpret_cast<std::byte*>(output), out_layout},
+    detail::ByteBuffer{scratch, scratch_layout},
+  };
+  if (info.steps == 0) info.steps = s.num_steps();
+  run_schedule(detail::schedule_ref(s), ep, bufs, &red, ctx, info);
+}
+
+/// execute() with a context of its own (allocates; collectives use their communicator's).
 template <schedule S, endpoint E, class T, class Op = NoCombine>
 void execute(const S& s, E& ep, const T* input, BlockLayout in_layout, T* output, BlockLayout out_layout,
              BlockLayout scratch_layout, Op op = {})
 {
-  static_assert(std::is_trivially_copyable_v<T>, "collectives::execute: T must be trivially copyable");
-  const std::size_t me = ep.rank();
-  // Not value-initialised: the verifier rejects a schedule that reads scratch before
-  // writing it, and zero-filling would cost a pass over all of it on every call.
-  const std::size_t scratch_elems = scratch_layout.extent(s.scratch_blocks());
-  const auto scratch = scratch_elems == 0 ? nullptr : std::make_unique_for_overwrite<T[]>(scratch_elems);
-  detail::BufferView<T> views[3] = {
-    {reinterpret_cast<std::byte*>(const_cast<T*>(input)), in_layout},
-    {reinterpret_cast<std::byte*>(output), out_layout},
-    {reinterpret_cast<std::byte*>(scratch.get()), scratch_layout},
-  };
-  auto view = [&](Buffer b) -> const detail::BufferView<T>& { return views[static_cast<int>(b)]; };
-
-  // Reused by every call on this thread, so a warmed-up rank allocates nothing per step
-  // or per call (short collectives are dominated by such overheads). Not reentrant: an
-  // operator must not itself call a collective.
-  thread_local detail::ExecState<T> x;
-  for (std::size_t k = 0; k < s.num_steps(); ++k) {
-    x.ops.sends.clear();
-    x.ops.recvs.clear();
-    x.ops.locals.clear();
-    s.visit(me, k, x.ops);
-
-    if (!x.ops.sends.empty() || !x.ops.recvs.empty()) {
-      x.send_pieces.clear();
-      x.recv_pieces.clear();
-      x.send_first.clear();
-      x.recv_first.clear();
-      x.combine_at.clear();
-      std::size_t tmp_elems = 0;
-      for (const auto& r : x.ops.recvs)
-        if (r.combine != Combine::copy) tmp_elems += detail::pattern_elements(view(r.blocks.buffer), r.blocks);
-      x.combine_tmp.resize(tmp_elems);
-      for (const auto& snd : x.ops.sends) {
-        x.send_first.push_back(x.send_pieces.size());
-        detail::append_pieces(view(snd.blocks.buffer), snd.blocks, x.send_pieces);
-      }
-      x.send_first.push_back(x.send_pieces.size());
-      std::size_t tmp_at = 0;
-      for (const auto& rcv : x.ops.recvs) {
-        x.recv_first.push_back(x.recv_pieces.size());
-        if (rcv.combine == Combine::copy) {
-          detail::append_pieces(view(rcv.blocks.buffer), rcv.blocks, x.recv_pieces);
-        } else {
-          const std::size_t n = detail::pattern_elements(view(rcv.blocks.buffer), rcv.blocks);
-          x.combine_at.push_back(tmp_at);
-          if (n != 0)
-            x.recv_pieces.push_back(MutableBytes{reinterpret_cast<std::byte*>(x.combine_tmp.data() + tmp_at), n * sizeof(T)});
-          tmp_at += n;
-        }
-      }
-      x.recv_first.push_back(x.recv_pieces.size());
-      x.sends.clear();
-      x.recvs.clear();
-      for (std::size_t i = 0; i < x.ops.sends.size(); ++i)
-        x.sends.push_back(SendRequest{x.ops.sends[i].peer,
-                                      std::span<const ConstBytes>(x.send_pieces.data() + x.send_first[i],
-                                                                  x.send_first[i + 1] - x.send_first[i])});
-      for (std::size_t i = 0; i < x.ops.recvs.size(); ++i)
-        x.recvs.push_back(RecvRequest{x.ops.recvs[i].peer,
-                                      std::span<const MutableBytes>(x.recv_pieces.data() + x.recv_first[i],
-                                                                    x.recv_first[i + 1] - x.recv_first[i])});
-      ep.exchange(std::span<const SendRequest>(x.sends), std::span<const RecvRequest>(x.recvs));
-      std::size_t c = 0;
-      for (const auto& rcv : x.ops.recvs)
-        if (rcv.combine != Combine::copy)
-          detail::combine_into(view(rcv.blocks.buffer), rcv.blocks, x.combine_tmp.data() + x.combine_at[c++],
-                               rcv.combine, op);
-    }
-
-    for (const auto& loc : x.ops.locals) {
-      const auto& from = view(loc.from.buffer);
-      const auto& to = view(loc.to.buffer);
-      if (loc.combine == Combine::copy && loc.from.buffer != loc.to.buffer) {
-        for (std::size_t i = 0; i < loc.from.count; ++i) {
-          const std::size_t n = from.layout.length(loc.from[i]) * sizeof(T);
-          if (n != 0)
-            std::memcpy(to.data + to.layout.offset(loc.to[i]) * sizeof(T),
-                        from.data + from.layout.offset(loc.from[i]) * sizeof(T), n);
-        }
-      } else {
-        // Read everything first, then write: a local op is a parallel assignment.
-        x.local_tmp.resize(detail::pattern_elements(from, loc.from));
-        detail::gather_from(from, loc.from, x.local_tmp.data());
-        detail::combine_into(to, loc.to, x.local_tmp.data(), loc.combine, op);
-      }
-    }
-  }
+  ExecContext ctx;
+  execute(s, ep, ctx, input, in_layout, output, out_layout, scratch_layout, op);
 }
 
 /// execute() with uniform scratch blocks of `scratch_m` elements.

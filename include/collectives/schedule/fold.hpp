@@ -6,11 +6,11 @@
 // ranks run the inner schedule on virtual ranks in place on the output buffer, and the odd
 // ranks finally hand the result back to their even partners.
 
+#include <collectives/detail/bits.hpp>
 #include <collectives/schedule/pattern.hpp>
 #include <collectives/schedule/schedule.hpp>
 
 #include <algorithm>
-#include <bit>
 #include <cstddef>
 
 namespace collectives {
@@ -37,9 +37,6 @@ struct PeerMapVisitor {
 
 } // namespace detail
 
-/// The largest power of two not above p (p >= 1).
-constexpr std::size_t pow2_floor(std::size_t p) { return p == 0 ? 0 : std::bit_floor(p); }
-
 /// Inner: a schedule over pow2_floor(p) ranks that works in place on the output buffer
 /// (its blocks hold each virtual rank's contribution when it starts) and whose scratch
 /// blocks are laid out like the output's. Spec: the composite operation.
@@ -51,13 +48,10 @@ public:
     : p_(p), inner_(inner), spec_(spec), blocks_(blocks), src_(src) {}
 
   constexpr std::size_t size() const { return p_; }
-  constexpr std::size_t rem() const { return p_ - pow2_floor(p_); }
+  constexpr std::size_t rem() const { return p_ - detail::pow2_floor(p_); }
   constexpr std::size_t num_steps() const { return inner_.num_steps() + 2; }
   constexpr std::size_t scratch_blocks() const { return std::max(inner_.scratch_blocks(), blocks_); }
   constexpr Spec operation() const { return spec_; }
-
-  /// Real rank of virtual rank v.
-  constexpr std::size_t real(std::size_t v) const { return v < rem() ? 2 * v + 1 : v + rem(); }
 
   template <class V>
   constexpr void visit(std::size_t r, std::size_t step, V& v) const

@@ -4,10 +4,23 @@
 // (all-port algorithms post several) and returns when this rank's sends have been taken
 // and its receives have arrived. A message is a gather list on the sender and a scatter
 // list on the receiver; their total byte counts must agree.
+//
+// Optional capabilities, used by the executor when an endpoint has them:
+//  - exchange(sends, recvs, const StepInfo&): the same, told which call and step it
+//    serves (transports that keep calls apart, report hangs, or trace);
+//  - std::uint64_t begin_call(): numbers the collective calls made on this endpoint
+//    (every rank calls it once per collective, so the numbers agree across ranks);
+//  - phase(Phase, bool begin, const StepInfo&): marks the executor's own work in a step
+//    (tracing);
+//  - static constexpr bool combines_on_receive = true: the endpoint honours
+//    RecvRequest::combine, combining an incoming message into place straight from the
+//    sender's memory instead of copying it (each byte read once per reduction step).
 
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
 #include <span>
+#include <string_view>
 
 namespace collectives {
 
@@ -23,17 +36,41 @@ struct MutableBytes {
   std::size_t size = 0;
 };
 
+/// How a receive combines instead of copying: fn(ctx, dst, src, bytes) sets the `bytes`
+/// bytes at dst to their combination with the incoming bytes at src (a whole number of
+/// elements; the pieces of both sides are cut at element boundaries).
+struct ReceiveCombine {
+  void (*fn)(const void* ctx, std::byte* dst, const std::byte* src, std::size_t bytes) = nullptr;
+  const void* ctx = nullptr;
+};
+
 /// One outgoing message: the pieces, in order, go to rank `peer`.
 struct SendRequest {
   std::size_t peer = 0;
   std::span<const ConstBytes> pieces;
 };
 
-/// One incoming message from rank `peer`, scattered over the pieces in order.
+/// One incoming message from rank `peer`, scattered over the pieces in order; combined
+/// into them instead when `combine` is set (only for endpoints that declare
+/// combines_on_receive).
 struct RecvRequest {
   std::size_t peer = 0;
   std::span<const MutableBytes> pieces;
+  const ReceiveCombine* combine = nullptr;
 };
+
+/// Which collective call and step an exchange serves.
+struct StepInfo {
+  std::string_view collective{}; ///< "alltoall", ...
+  std::string_view algorithm{};  ///< "pairwise", ...
+  std::uint64_t call = 0;        ///< the call's number on this endpoint (begin_call), from 1
+  std::size_t step = 0;          ///< this step, from 0
+  std::size_t steps = 0;         ///< the schedule's number of steps
+};
+
+/// The parts of a step the executor marks for tracing: building the step's requests
+/// (post), the exchange itself (wait), local copies, and combining received or local data.
+enum class Phase : std::uint8_t { post, wait, copy, combine };
 
 /// An endpoint of a transport. exchange() may be called with any number of sends and
 /// receives; the n-th message from a to b in one call matches the n-th receive b posts
@@ -45,6 +82,13 @@ concept endpoint = requires(E& e, std::span<const SendRequest> s, std::span<cons
   e.exchange(s, r);
 };
 
+/// True when endpoint E honours RecvRequest::combine.
+template <class E>
+inline constexpr bool combines_on_receive_v = [] {
+  if constexpr (requires { E::combines_on_receive; }) return bool{E::combines_on_receive};
+  else return false;
+}();
+
 /// Total bytes of a list of pieces.
 template <class Pieces>
 constexpr std::size_t total_bytes(const Pieces& pieces)
@@ -53,5 +97,24 @@ constexpr std::size_t total_bytes(const Pieces& pieces)
   for (const auto& piece : pieces) n += piece.size;
   return n;
 }
+
+namespace detail {
+
+/// exchange() with the step's identity where the endpoint takes it.
+template <endpoint E>
+void exchange_step(E& ep, std::span<const SendRequest> s, std::span<const RecvRequest> r, const StepInfo& info)
+{
+  if constexpr (requires { ep.exchange(s, r, info); }) ep.exchange(s, r, info);
+  else ep.exchange(s, r);
+}
+
+/// Marks a phase where the endpoint traces them.
+template <endpoint E>
+void mark_phase(E& ep, Phase ph, bool begin, const StepInfo& info)
+{
+  if constexpr (requires { ep.phase(ph, begin, info); }) ep.phase(ph, begin, info);
+}
+
+} // namespace detail
 
 } // namespace collectives

@@ -20,7 +20,8 @@
 // Every pattern is a strided block set wrapped mod p (pattern.hpp), so nothing is
 // materialised whatever p.
 
-#include <collectives/algorithm/requirements.hpp>
+#include <collectives/detail/bits.hpp>
+#include <collectives/algorithm/algorithm.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
 #include <collectives/topology/concepts.hpp>
@@ -55,10 +56,9 @@ constexpr Pattern bruck_blocks(Buffer buffer, std::size_t p, std::size_t k, bool
 /// (t_s + t_w m p / 2) log2 p, plus about m p log2(p) / 2 elements of local copying.
 /// Fewer start-ups than pairwise ((p - 1) t_s) for more volume: the short-block choice.
 /// collective: every rank must run it (through alltoall) with the same topology.
-template <topology T>
 class BruckSchedule {
 public:
-  constexpr explicit BruckSchedule(T topo) : topo_(topo), steps_(detail::ceil_log2(topo_.size()))
+  constexpr explicit BruckSchedule(std::size_t p) : p_(p), steps_(detail::ceil_log2(p_))
   {
     // Staging only serves the middle steps (step 0 receives into tmp, the last into output).
     for (std::size_t k = 1; k + 1 < steps_; ++k) {
@@ -66,8 +66,7 @@ public:
       if (n > staging_) staging_ = n;
     }
   }
-  constexpr std::size_t size() const { return topo_.size(); }
-  constexpr const T& topology() const { return topo_; }
+  constexpr std::size_t size() const { return p_; }
   constexpr std::size_t num_steps() const { return steps_ > 0 ? steps_ : 1; }
   /// tmp (p blocks) and the staging region; p <= 2 needs neither.
   constexpr std::size_t scratch_blocks() const { return steps_ >= 2 ? size() + staging_ : 0; }
@@ -107,16 +106,16 @@ public:
   }
 
 private:
-  T topo_;
+  std::size_t p_;
   std::size_t steps_ = 0;
   std::size_t staging_ = 0;
 };
 
 namespace alltoall_algorithm {
 /// Bruck's algorithm: ceil(log2 p) steps of about p/2 blocks; any p. For short blocks.
-struct Bruck {
+struct Bruck : AlgorithmBase<Collective::alltoall> {
   static constexpr const char* name = "bruck";
-  template <topology T> static constexpr auto schedule(const T& t) { return BruckSchedule<T>(t); }
+  template <topology T> static constexpr auto schedule(const T& t, const Problem&) { return BruckSchedule(t.size()); }
 };
 inline constexpr Bruck bruck{};
 } // namespace alltoall_algorithm

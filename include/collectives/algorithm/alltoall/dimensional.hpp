@@ -36,7 +36,9 @@
 // receives into what it sends; the last exchange of a phase (one super-block) lands
 // straight in A_k+1. Dimensions of extent 1 are skipped.
 
+#include <collectives/algorithm/algorithm.hpp>
 #include <collectives/detail/require.hpp>
+#include <collectives/schedule/rings.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
 #include <collectives/topology/concepts.hpp>
@@ -46,20 +48,6 @@
 #include <type_traits>
 
 namespace collectives {
-
-namespace detail {
-
-/// ndims() when the type fixes it (Torus<Z...>, Hypercube<D> with static D), else
-/// dynamic_extent (Hypercube<>, a user's topology).
-template <class T>
-inline constexpr std::size_t dimensional_static_ndims_v = [] {
-  if constexpr (requires { T::static_dims; }) return std::size_t{T::static_dims};
-  else if constexpr (requires { typename std::integral_constant<std::size_t, T::ndims()>; })
-    return std::size_t{T::ndims()};
-  else return dynamic_extent;
-}();
-
-} // namespace detail
 
 /// Dimension-by-dimension alltoall on a product topology (Mesh<R, C>, Torus<Z...>,
 /// Hypercube<D>) with at least two dimensions: a ring alltoall of super-blocks along each
@@ -72,17 +60,11 @@ inline constexpr std::size_t dimensional_static_ndims_v = [] {
 /// Cost (one-port, CT): sum_i (z_i - 1)(t_s + t_w m p / 2); on a √p×√p mesh
 /// 2(√p − 1)(t_s + t_w m p / 2) (seed equation 4.8), plus under p m element copies per phase.
 /// collective: every rank must run it (through alltoall) with the same topology.
-template <product_topology T>
 class DimensionalSchedule {
 public:
-  constexpr explicit DimensionalSchedule(T topo) : topo_(topo)
+  constexpr explicit DimensionalSchedule(Rings topo) : topo_(topo)
   {
-    constexpr std::size_t nd = detail::dimensional_static_ndims_v<T>;
-    if constexpr (nd != dynamic_extent) {
-      static_assert(nd >= 2, "collectives::alltoall(dimensional): the two-phase algorithm on a ring: needs a "
-                             "topology of two or more dimensions (Mesh, Torus or Hypercube); on a ring use "
-                             "alltoall_algorithm::ring");
-    } else if (topo_.ndims() < 2) {
+    if (topo_.ndims() < 2) {
       detail::throw_invalid_argument(
         "collectives::alltoall(dimensional): the two-phase algorithm on a ring: needs a topology of two or more "
         "dimensions, got " +
@@ -107,7 +89,6 @@ public:
     halves_ = widest >= 4 ? 2 : widest == 3 ? 1 : 0;
   }
   constexpr std::size_t size() const { return topo_.size(); }
-  constexpr const T& topology() const { return topo_; }
   constexpr std::size_t num_steps() const { return steps_ > 0 ? steps_ : 1; }
   /// Number of phases: dimensions of extent greater than 1.
   constexpr std::size_t num_phases() const { return phases_; }
@@ -179,7 +160,7 @@ private:
     if (e == 1) v.local({contiguous(from, c * sb, sb), placed(c)});
   }
 
-  T topo_;
+  Rings topo_;
   std::size_t phases_ = 0;
   std::size_t steps_ = 0;
   std::size_t half_ = 0;
@@ -190,9 +171,10 @@ namespace alltoall_algorithm {
 /// The seeds' mesh/torus alltoall, dimension by dimension: a ring alltoall of super-blocks
 /// along each dimension, regrouping between phases; sum (z_i - 1) steps. Needs a product
 /// topology of two or more dimensions (mesh, torus, hypercube).
-struct Dimensional {
+struct Dimensional : AlgorithmBase<Collective::alltoall> {
   static constexpr const char* name = "dimensional";
-  template <product_topology T> static constexpr auto schedule(const T& t) { return DimensionalSchedule<T>(t); }
+  static constexpr Needs needs{.two_or_more_dims = true};
+  template <product_topology T> static constexpr auto schedule(const T& t, const Problem&) { return DimensionalSchedule(rings_of(t)); }
 };
 inline constexpr Dimensional dimensional{};
 } // namespace alltoall_algorithm

@@ -36,8 +36,9 @@
 //     same round, so a single location would be read and written in one step, which the
 //     transports forbid; alternating needs no local rearrangement at all.
 
-#include <collectives/algorithm/requirements.hpp>
+#include <collectives/detail/bits.hpp>
 #include <collectives/detail/power_of_two.hpp>
+#include <collectives/algorithm/algorithm.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
 #include <collectives/topology/concepts.hpp>
@@ -74,17 +75,15 @@ constexpr std::size_t swap_bits(std::size_t x, std::size_t a, std::size_t b)
 /// What both hypercube alltoall schedules share: a topology of p = 2^n ranks (checked:
 /// std::invalid_argument naming `call` at run time; the derived constructors
 /// static_assert a static size), n, and the local copy of the own block.
-template <topology T>
 class HypercubeAlltoall {
 public:
-  constexpr std::size_t size() const { return topo_.size(); }
-  constexpr const T& topology() const { return topo_; }
+  constexpr std::size_t size() const { return p_; }
   /// log p, the dimension of the hypercube the schedule walks.
   constexpr std::size_t dims() const { return log2_exact(size()); }
   constexpr AlltoallOp operation() const { return {size()}; }
 
 protected:
-  constexpr HypercubeAlltoall(T topo, const char* call) : topo_(topo) { require_power_of_two_ranks(topo_.size(), call); }
+  constexpr HypercubeAlltoall(std::size_t p, const char* call) : p_(p) { require_power_of_two_ranks(p_, call); }
 
   /// Rank r's own block: input block r to output block r, one local op.
   template <class V>
@@ -94,7 +93,7 @@ protected:
   }
 
 private:
-  T topo_;
+  std::size_t p_;
 };
 
 } // namespace detail
@@ -105,15 +104,12 @@ private:
 /// the call for static sizes, std::invalid_argument otherwise).
 /// Cost (one-port, on Q_n): log p (t_s + t_w m p/2), plus t_r m p/2 per step for the local
 /// rearrangement (load, staging moves, store). Scratch: p + p/2 blocks (p for p = 4).
-template <topology T>
-class StandardExchangeSchedule : public detail::HypercubeAlltoall<T> {
-  using Base = detail::HypercubeAlltoall<T>;
+class StandardExchangeSchedule : public detail::HypercubeAlltoall {
+  using Base = detail::HypercubeAlltoall;
 
 public:
-  constexpr explicit StandardExchangeSchedule(T topo) : Base(topo, "collectives::alltoall(standard_exchange)")
+  constexpr explicit StandardExchangeSchedule(std::size_t p) : Base(p, "collectives::alltoall(standard_exchange)")
   {
-    static_assert(detail::may_be_power_of_two<T>,
-                  "collectives::alltoall(standard_exchange): the topology's size must be a power of two");
   }
   using Base::dims;
   using Base::size;
@@ -252,15 +248,12 @@ constexpr bool check_all_port_table(std::size_t n)
 /// on Q_n): 2^(n-1) (t_s + t_w m); no local rearrangement. On a one-port network the n
 /// messages of a round serialise: about (p/2) log p (t_s + t_w m). Scratch: 2p blocks
 /// (p for p = 4). Each visit costs O(log^2 p).
-template <topology T>
-class AllPortSchedule : public detail::HypercubeAlltoall<T> {
-  using Base = detail::HypercubeAlltoall<T>;
+class AllPortSchedule : public detail::HypercubeAlltoall {
+  using Base = detail::HypercubeAlltoall;
 
 public:
-  constexpr explicit AllPortSchedule(T topo) : Base(topo, "collectives::alltoall(all_port)")
+  constexpr explicit AllPortSchedule(std::size_t p) : Base(p, "collectives::alltoall(all_port)")
   {
-    static_assert(detail::may_be_power_of_two<T>,
-                  "collectives::alltoall(all_port): the topology's size must be a power of two");
   }
   using Base::dims;
   using Base::size;
@@ -308,14 +301,17 @@ private:
 
 namespace alltoall_algorithm {
 /// Hypercube standard exchange, log p steps of p/2 blocks; p a power of two.
-struct StandardExchange {
+struct StandardExchange : AlgorithmBase<Collective::alltoall> {
   static constexpr const char* name = "standard_exchange";
-  template <topology T> static constexpr auto schedule(const T& t) { return StandardExchangeSchedule<T>(t); }
+  static constexpr Needs needs{.power_of_two = true};
+  template <topology T> static constexpr auto schedule(const T& t, const Problem&) { return StandardExchangeSchedule(t.size()); }
 };
-/// All-port full-duplex hypercube, p/2 rounds using every dimension; p a power of two.
-struct AllPort {
+/// All-port full-duplex hypercube (seed 002's table), p/2 rounds using every dimension;
+/// p a power of two.
+struct AllPort : AlgorithmBase<Collective::alltoall> {
   static constexpr const char* name = "all_port";
-  template <topology T> static constexpr auto schedule(const T& t) { return AllPortSchedule<T>(t); }
+  static constexpr Needs needs{.power_of_two = true};
+  template <topology T> static constexpr auto schedule(const T& t, const Problem&) { return AllPortSchedule(t.size()); }
 };
 inline constexpr StandardExchange standard_exchange{};
 inline constexpr AllPort all_port{};

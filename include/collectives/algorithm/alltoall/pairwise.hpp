@@ -7,8 +7,9 @@
 // Step 0 also copies the rank's own block. Each block is copied once, straight from the
 // sender's input into the receiver's output.
 
-#include <collectives/algorithm/requirements.hpp>
+#include <collectives/detail/bits.hpp>
 #include <collectives/detail/power_of_two.hpp>
+#include <collectives/algorithm/algorithm.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
 #include <collectives/topology/concepts.hpp>
@@ -19,12 +20,10 @@ namespace collectives {
 
 /// p - 1 exchanges with partners rank ± k; any p. Cost (one-port, CT):
 /// (p - 1)(t_s + t_w m) plus hops.
-template <topology T>
 class PairwiseSchedule {
 public:
-  constexpr explicit PairwiseSchedule(T topo) : topo_(topo) {}
-  constexpr std::size_t size() const { return topo_.size(); }
-  constexpr const T& topology() const { return topo_; }
+  constexpr explicit PairwiseSchedule(std::size_t p) : p_(p) {}
+  constexpr std::size_t size() const { return p_; }
   constexpr std::size_t num_steps() const { return size() > 1 ? size() - 1 : 1; }
   constexpr std::size_t scratch_blocks() const { return 0; }
   constexpr AlltoallOp operation() const { return {size()}; }
@@ -43,22 +42,18 @@ public:
   }
 
 private:
-  T topo_;
+  std::size_t p_;
 };
 
 /// p - 1 exchanges with partner rank XOR k (p a power of two). Cost (one-port, CT, on a
 /// hypercube): (p - 1)(t_s + t_w m) + t_h (p/2) log p.
-template <topology T>
 class PairwiseXorSchedule {
 public:
-  constexpr explicit PairwiseXorSchedule(T topo) : topo_(topo)
+  constexpr explicit PairwiseXorSchedule(std::size_t p) : p_(p)
   {
-    static_assert(detail::may_be_power_of_two<T>,
-                  "collectives::alltoall(pairwise_xor): the topology's size must be a power of two");
-    detail::require_power_of_two_ranks(topo_.size(), "collectives::alltoall(pairwise_xor)");
+    detail::require_power_of_two_ranks(p_, "collectives::alltoall(pairwise_xor)");
   }
-  constexpr std::size_t size() const { return topo_.size(); }
-  constexpr const T& topology() const { return topo_; }
+  constexpr std::size_t size() const { return p_; }
   constexpr std::size_t num_steps() const { return size() > 1 ? size() - 1 : 1; }
   constexpr std::size_t scratch_blocks() const { return 0; }
   constexpr AlltoallOp operation() const { return {size()}; }
@@ -74,20 +69,21 @@ public:
   }
 
 private:
-  T topo_;
+  std::size_t p_;
 };
 
-/// Tags naming alltoall algorithms: alltoall(comm, send, recv, alltoall_algorithm::pairwise).
 namespace alltoall_algorithm {
 /// Direct exchange with partners rank ± k, p - 1 steps; any p.
-struct Pairwise {
+struct Pairwise : AlgorithmBase<Collective::alltoall> {
   static constexpr const char* name = "pairwise";
-  template <topology T> static constexpr auto schedule(const T& t) { return PairwiseSchedule<T>(t); }
+  template <topology T> static constexpr auto schedule(const T& t, const Problem&) { return PairwiseSchedule(t.size()); }
 };
-/// Direct exchange with partner rank XOR k, p - 1 steps; p a power of two.
-struct PairwiseXor {
+/// Direct exchange with partner rank XOR k, p - 1 steps; p a power of two (the seeds'
+/// optimal hypercube algorithm, congestion-free under E-cube routing).
+struct PairwiseXor : AlgorithmBase<Collective::alltoall> {
   static constexpr const char* name = "pairwise_xor";
-  template <topology T> static constexpr auto schedule(const T& t) { return PairwiseXorSchedule<T>(t); }
+  static constexpr Needs needs{.power_of_two = true};
+  template <topology T> static constexpr auto schedule(const T& t, const Problem&) { return PairwiseXorSchedule(t.size()); }
 };
 inline constexpr Pairwise pairwise{};
 inline constexpr PairwiseXor pairwise_xor{};

@@ -7,6 +7,7 @@
 // Received blocks alternate between two scratch halves per direction, so a step never
 // overwrites what it is still sending.
 
+#include <collectives/algorithm/algorithm.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
 #include <collectives/topology/concepts.hpp>
@@ -17,12 +18,10 @@ namespace collectives {
 
 /// One-way ring alltoall: p - 1 steps, messages of p - 1, p - 2, ..., 1 blocks.
 /// Cost (one-port): (t_s + t_w m p / 2)(p - 1).
-template <topology T>
 class RingSchedule {
 public:
-  constexpr explicit RingSchedule(T topo) : topo_(topo) {}
-  constexpr std::size_t size() const { return topo_.size(); }
-  constexpr const T& topology() const { return topo_; }
+  constexpr explicit RingSchedule(std::size_t p) : p_(p) {}
+  constexpr std::size_t size() const { return p_; }
   constexpr std::size_t num_steps() const { return size() > 1 ? size() - 1 : 1; }
   constexpr std::size_t scratch_blocks() const { return 2 * (size() - 1); }
   constexpr AlltoallOp operation() const { return {size()}; }
@@ -47,17 +46,15 @@ public:
 
 private:
   constexpr std::size_t half(std::size_t e) const { return (e % 2) * (size() - 1); }
-  T topo_;
+  std::size_t p_;
 };
 
 /// Two-way ring alltoall: ceil((p-1)/2) steps, each sending to both neighbours.
 /// Cost (all-port ring, both directions): about (t_s + t_w m p / 4)(p - 1)... see cost/.
-template <topology T>
 class RingTwoWaySchedule {
 public:
-  constexpr explicit RingTwoWaySchedule(T topo) : topo_(topo) {}
-  constexpr std::size_t size() const { return topo_.size(); }
-  constexpr const T& topology() const { return topo_; }
+  constexpr explicit RingTwoWaySchedule(std::size_t p) : p_(p) {}
+  constexpr std::size_t size() const { return p_; }
   /// Blocks going up (to rank + 1 ..) and down.
   constexpr std::size_t up() const { return size() / 2; }
   constexpr std::size_t down() const { return size() > 0 ? (size() - 1) / 2 : 0; }
@@ -95,19 +92,19 @@ public:
 private:
   constexpr std::size_t up_half(std::size_t e) const { return (e % 2) * up(); }
   constexpr std::size_t down_half(std::size_t e) const { return 2 * up() + (e % 2) * down(); }
-  T topo_;
+  std::size_t p_;
 };
 
 namespace alltoall_algorithm {
 /// One-way ring, p - 1 steps of shrinking messages; any p.
-struct Ring {
+struct Ring : AlgorithmBase<Collective::alltoall> {
   static constexpr const char* name = "ring";
-  template <topology T> static constexpr auto schedule(const T& t) { return RingSchedule<T>(t); }
+  template <topology T> static constexpr auto schedule(const T& t, const Problem&) { return RingSchedule(t.size()); }
 };
 /// Both ways round the ring, about p/2 steps; any p.
-struct RingTwoWay {
+struct RingTwoWay : AlgorithmBase<Collective::alltoall> {
   static constexpr const char* name = "ring_two_way";
-  template <topology T> static constexpr auto schedule(const T& t) { return RingTwoWaySchedule<T>(t); }
+  template <topology T> static constexpr auto schedule(const T& t, const Problem&) { return RingTwoWaySchedule(t.size()); }
 };
 inline constexpr Ring ring{};
 inline constexpr RingTwoWay ring_two_way{};

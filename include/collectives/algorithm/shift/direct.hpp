@@ -6,6 +6,7 @@
 // (gamma(q): the largest j with 2^j dividing q). The schedule is correct on any topology
 // and any p (it is MPI_Sendrecv); elsewhere the routes may share links.
 
+#include <collectives/algorithm/algorithm.hpp>
 #include <collectives/algorithm/shift/common.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
@@ -17,13 +18,11 @@ namespace collectives {
 
 /// Direct q-shift: one step, rank r sends to r + q and receives from r - q; no scratch.
 /// Cost (one-port, CT, hypercube): t_s + t_w m + t_h (log p - gamma(q)).
-template <topology T>
 class ShiftDirectSchedule {
 public:
   /// Shift by q (any integer; reduced mod p) on topo.
-  constexpr ShiftDirectSchedule(T topo, std::ptrdiff_t q) : topo_(topo), q_(detail::reduce_shift(q, topo_.size())) {}
-  constexpr std::size_t size() const { return topo_.size(); }
-  constexpr const T& topology() const { return topo_; }
+  constexpr ShiftDirectSchedule(std::size_t p, std::ptrdiff_t q) : p_(p), q_(detail::reduce_shift(q, p_)) {}
+  constexpr std::size_t size() const { return p_; }
   /// q mod p.
   constexpr std::size_t shift() const { return q_; }
   constexpr std::size_t num_steps() const { return 1; }
@@ -42,17 +41,17 @@ public:
   }
 
 private:
-  T topo_;
+  std::size_t p_;
   std::size_t q_;
 };
 
 namespace shift_algorithm {
 /// Straight to the destination in one step (cut-through; congestion-free under E-cube on
 /// a hypercube); any p.
-struct Direct {
+struct Direct : AlgorithmBase<Collective::shift> {
   static constexpr const char* name = "direct";
   template <topology T>
-  static constexpr auto schedule(const T& t, std::ptrdiff_t q) { return ShiftDirectSchedule<T>(t, q); }
+  static constexpr auto schedule(const T& t, const Problem& pr) { return ShiftDirectSchedule(t.size(), pr.q); }
 };
 inline constexpr Direct direct{};
 } // namespace shift_algorithm

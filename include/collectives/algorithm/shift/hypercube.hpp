@@ -19,8 +19,9 @@
 // For the rank shift on a hypercube use shift_algorithm::direct (the seed's CT algorithm,
 // E-cube, congestion-free) or ring.
 
-#include <collectives/algorithm/requirements.hpp>
+#include <collectives/detail/bits.hpp>
 #include <collectives/detail/power_of_two.hpp>
+#include <collectives/algorithm/algorithm.hpp>
 #include <collectives/algorithm/shift/common.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
@@ -65,22 +66,18 @@ struct GrayShiftOp {
 /// set bit, highest first; a phase takes 2 steps (bit 0: 1 step). p must be a power of two
 /// (compile error when static, std::invalid_argument otherwise). One scratch block.
 /// Cost (one-port, SF): (t_s + t_w m)(2 popcount(q) - (q mod 2)) <= (t_s + t_w m)(2 log p - 1).
-template <topology T>
 class ShiftHypercubeSfSchedule {
 public:
   /// Shift by q (any integer; reduced mod p) along the Gray-code ring of topo.
-  constexpr ShiftHypercubeSfSchedule(T topo, std::ptrdiff_t q) : topo_(topo)
+  constexpr ShiftHypercubeSfSchedule(std::size_t p, std::ptrdiff_t q) : p_(p)
   {
-    static_assert(detail::may_be_power_of_two<T>,
-                  "collectives::shift(hypercube_sf): the topology's size must be a power of two");
-    detail::require_power_of_two_ranks(topo_.size(), "collectives::shift(hypercube_sf)");
-    q_ = detail::reduce_shift(q, topo_.size());
-    const std::size_t back = q_ == 0 ? 0 : topo_.size() - q_;
+    detail::require_power_of_two_ranks(p_, "collectives::shift(hypercube_sf)");
+    q_ = detail::reduce_shift(q, p_);
+    const std::size_t back = q_ == 0 ? 0 : p_ - q_;
     forward_ = steps_for(q_) <= steps_for(back);
     amount_ = forward_ ? q_ : back;
   }
-  constexpr std::size_t size() const { return topo_.size(); }
-  constexpr const T& topology() const { return topo_; }
+  constexpr std::size_t size() const { return p_; }
   /// q mod p.
   constexpr std::size_t shift() const { return q_; }
   /// True when the phases move blocks towards higher ring positions.
@@ -142,7 +139,7 @@ private:
     return 2 * static_cast<std::size_t>(std::popcount(x)) - (x & 1u);
   }
 
-  T topo_;
+  std::size_t p_;
   std::size_t q_ = 0;
   std::size_t amount_ = 0;
   bool forward_ = true;
@@ -151,10 +148,11 @@ private:
 namespace shift_algorithm {
 /// Store-and-forward along the Gray-code ring: at most 2 log p - 1 steps; p a power of two.
 /// NOTE: shifts ring positions (GrayShiftOp), not ranks; see algorithm/shift/hypercube.hpp.
-struct HypercubeSf {
+struct HypercubeSf : AlgorithmBase<Collective::shift> {
   static constexpr const char* name = "hypercube_sf";
+  static constexpr Needs needs{.power_of_two = true};
   template <topology T>
-  static constexpr auto schedule(const T& t, std::ptrdiff_t q) { return ShiftHypercubeSfSchedule<T>(t, q); }
+  static constexpr auto schedule(const T& t, const Problem& pr) { return ShiftHypercubeSfSchedule(t.size(), pr.q); }
 };
 inline constexpr HypercubeSf hypercube_sf{};
 } // namespace shift_algorithm

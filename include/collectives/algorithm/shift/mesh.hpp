@@ -10,6 +10,7 @@
 // Blocks that wrapped make one hop more than the others, so where a block waits between
 // hops is counted per block (two scratch blocks).
 
+#include <collectives/algorithm/algorithm.hpp>
 #include <collectives/algorithm/shift/common.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
@@ -21,33 +22,18 @@
 
 namespace collectives {
 
-namespace detail {
-/// A product topology whose type fixes two dimensions (Mesh<R, C>, Torus<R, C>), numbered
-/// row-major: dimension 0 the rows, dimension 1 (stride 1) the columns.
-template <class T>
-concept two_dim_torus = product_topology<T> && requires {
-  typename std::integral_constant<std::size_t, T::ndims()>;
-} && (T::ndims() == 2);
-} // namespace detail
-
 /// Mesh q-shift: min(b, C - b) row hops, one compensation hop for the columns 0..b-1 when
 /// b != 0 and R > 1, then min(a, R - a) column hops (q mod p = a*C + b). Needs a 2-D mesh or
 /// torus (a compile error otherwise). Cost (one-port): (t_s + t_w m)(2 floor(sqrt p / 2) + 1)
 /// at most on a square mesh.
-template <topology T>
 class ShiftMeshSchedule {
-  static_assert(detail::two_dim_torus<T>,
-                "collectives::shift(mesh): the mesh algorithm needs a 2-D mesh or torus topology (Mesh<R, C> or "
-                "Torus<R, C>), not a ring, hypercube or other topology");
-
 public:
-  /// Shift by q (any integer; reduced mod p) on topo.
-  constexpr ShiftMeshSchedule(T topo, std::ptrdiff_t q)
-    : topo_(topo), rows_(topo_.extent(0)), cols_(topo_.extent(1)), q_(detail::reduce_shift(q, topo_.size()))
+  /// Shift by q (any integer; reduced mod p) on a rows x cols mesh, ranks row-major.
+  constexpr ShiftMeshSchedule(std::size_t rows, std::size_t cols, std::ptrdiff_t q)
+    : p_(rows * cols), rows_(rows), cols_(cols), q_(detail::reduce_shift(q, p_))
   {
   }
-  constexpr std::size_t size() const { return topo_.size(); }
-  constexpr const T& topology() const { return topo_; }
+  constexpr std::size_t size() const { return p_; }
   /// q mod p.
   constexpr std::size_t shift() const { return q_; }
   /// Row stage: hops, and whether towards column + 1.
@@ -120,7 +106,7 @@ private:
     return row_hops() + (wrapped(col) ? 1 : 0) + column_hops();
   }
 
-  T topo_;
+  std::size_t p_;
   std::size_t rows_;
   std::size_t cols_;
   std::size_t q_;
@@ -128,10 +114,12 @@ private:
 
 namespace shift_algorithm {
 /// Row shift, compensation, column shift: at most floor(C/2) + 1 + floor(R/2) steps; 2-D
-/// meshes and tori only (a compile error on other topologies).
-struct Mesh {
+/// meshes and tori only (Mesh<R, C>, Torus<R, C>).
+struct Mesh : AlgorithmBase<Collective::shift> {
   static constexpr const char* name = "mesh";
-  template <topology T> static constexpr auto schedule(const T& t, std::ptrdiff_t q) { return ShiftMeshSchedule<T>(t, q); }
+  static constexpr Needs needs{.two_dims = true};
+  template <product_topology T>
+  static constexpr auto schedule(const T& t, const Problem& pr) { return ShiftMeshSchedule(t.extent(0), t.extent(1), pr.q); }
 };
 inline constexpr Mesh mesh{};
 } // namespace shift_algorithm

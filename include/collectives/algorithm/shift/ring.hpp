@@ -4,6 +4,7 @@
 // passing their current block to the same neighbour at once. Any p, any topology (the ring
 // is the rank order 0, 1, ..., p-1, which is a ring of links on Ring<P>).
 
+#include <collectives/algorithm/algorithm.hpp>
 #include <collectives/algorithm/shift/common.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
@@ -16,13 +17,11 @@ namespace collectives {
 /// Ring q-shift: min(q, p - q) steps of one hop each, towards rank + 1 when q <= p/2, else
 /// towards rank - 1. One scratch block. Cost (one-port, SF or CT): (t_s + t_w m) min(q, p - q),
 /// at most (t_s + t_w m) floor(p/2).
-template <topology T>
 class ShiftRingSchedule {
 public:
   /// Shift by q (any integer; reduced mod p) on topo.
-  constexpr ShiftRingSchedule(T topo, std::ptrdiff_t q) : topo_(topo), q_(detail::reduce_shift(q, topo_.size())) {}
-  constexpr std::size_t size() const { return topo_.size(); }
-  constexpr const T& topology() const { return topo_; }
+  constexpr ShiftRingSchedule(std::size_t p, std::ptrdiff_t q) : p_(p), q_(detail::reduce_shift(q, p_)) {}
+  constexpr std::size_t size() const { return p_; }
   /// q mod p.
   constexpr std::size_t shift() const { return q_; }
   /// True when blocks travel towards rank + 1.
@@ -48,15 +47,16 @@ public:
   }
 
 private:
-  T topo_;
+  std::size_t p_;
   std::size_t q_;
 };
 
 namespace shift_algorithm {
 /// Hop by hop round the ring, the shorter way: min(q, p - q) steps; any p.
-struct Ring {
+struct Ring : AlgorithmBase<Collective::shift> {
   static constexpr const char* name = "ring";
-  template <topology T> static constexpr auto schedule(const T& t, std::ptrdiff_t q) { return ShiftRingSchedule<T>(t, q); }
+  template <topology T>
+  static constexpr auto schedule(const T& t, const Problem& pr) { return ShiftRingSchedule(t.size(), pr.q); }
 };
 inline constexpr Ring ring{};
 } // namespace shift_algorithm

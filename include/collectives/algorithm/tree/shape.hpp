@@ -8,10 +8,14 @@
 //  - bits_shape(p): p = 2^d as d rings of two, highest bit first: the seeds' hypercube
 //    algorithms (ONE_TO_ALL_BC with masks; virtual id = rank XOR root);
 //  - topology_shape(t): the topology's own dimensions (meshes, tori: one phase per dimension).
+// Three shape policies (BinomialShape, HypercubeShape, DimensionalShape) name them for the
+// tree algorithms of broadcast, reduce, scatter and gather.
 // Because later rings are faster-varying, the ranks below a node of the tree own one
 // contiguous range of blocks, so scatter and gather move super-blocks with one Pattern.
 
-#include <collectives/algorithm/requirements.hpp>
+#include <collectives/algorithm/algorithm.hpp>
+#include <collectives/detail/bits.hpp>
+#include <collectives/schedule/rings.hpp>
 #include <collectives/schedule/pattern.hpp>
 #include <collectives/topology/concepts.hpp>
 
@@ -59,19 +63,47 @@ constexpr TreeShape bits_shape(std::size_t p)
   return s;
 }
 
-/// The topology's dimensions, slowest-varying first.
-template <product_topology T>
-constexpr TreeShape topology_shape(const T& t)
+/// The dimensions of a product of rings, slowest-varying first (rings are in routing
+/// order, fastest first).
+constexpr TreeShape rings_shape(const Rings& rings)
 {
   TreeShape s;
-  s.ndims = t.ndims();
+  s.ndims = rings.ndims();
   for (std::size_t k = 0; k < s.ndims; ++k) {
-    const std::size_t dim = t.route_dim(s.ndims - 1 - k);
-    s.extent[k] = t.extent(dim);
-    s.stride[k] = t.stride(dim);
+    s.extent[k] = rings.extent(s.ndims - 1 - k);
+    s.stride[k] = rings.stride(s.ndims - 1 - k);
   }
   return s;
 }
+
+/// A product topology's dimensions, slowest-varying first.
+template <product_topology T>
+constexpr TreeShape topology_shape(const T& t)
+{
+  return rings_shape(rings_of(t));
+}
+
+namespace detail {
+
+/// The trees the rooted collectives' tree algorithms walk, each with its name and needs
+/// (algorithm/<collective>/tree.hpp make one algorithm of each per collective).
+struct BinomialShape {
+  static constexpr const char* name = "binomial";
+  static constexpr Needs needs{};
+  template <topology T> static constexpr TreeShape of(const T& t) { return ring_shape(t.size()); }
+};
+struct HypercubeShape {
+  static constexpr const char* name = "hypercube";
+  static constexpr Needs needs{.power_of_two = true};
+  template <topology T> static constexpr TreeShape of(const T& t) { return bits_shape(t.size()); }
+};
+struct DimensionalShape {
+  static constexpr const char* name = "dimensional";
+  static constexpr Needs needs{.product = true};
+  template <product_topology T> static constexpr TreeShape of(const T& t) { return topology_shape(t); }
+};
+
+} // namespace detail
 
 /// Step `step` of the broadcast order: which ring, and the binomial distance.
 struct TreeStep {

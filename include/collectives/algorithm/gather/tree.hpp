@@ -3,9 +3,11 @@
 // the root's output. `in_place`: every rank's block starts in its output block r and
 // blocks in transit wait in the output (the second half of reduce-scatter + gather).
 
+#include <collectives/algorithm/algorithm.hpp>
 #include <collectives/algorithm/tree/shape.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
+#include <collectives/topology/concepts.hpp>
 
 #include <cstddef>
 
@@ -46,40 +48,32 @@ private:
   bool in_place_;
 };
 
-/// Pipeline round the ring towards the root: in step e the rank e places below the root
-/// starts sending its block, and every rank passes on what it got in the step before.
-/// Any p. Cost: (t_s + t_w m)(p - 1).
-class GatherRingSchedule {
-public:
-  constexpr GatherRingSchedule(std::size_t p, std::size_t root) : p_(p), root_(root) {}
-  constexpr std::size_t size() const { return p_; }
-  constexpr std::size_t num_steps() const { return p_ > 1 ? p_ - 1 : 1; }
-  constexpr std::size_t scratch_blocks() const { return 2; }
-  constexpr GatherOp operation() const { return {p_, root_}; }
-
-  template <class V>
-  constexpr void visit(std::size_t r, std::size_t step, V& v) const
+namespace detail {
+/// A gather along a tree of shape Shape (tree/shape.hpp).
+template <class Shape>
+struct GatherTree : AlgorithmBase<Collective::gather> {
+  static constexpr const char* name = Shape::name;
+  static constexpr Needs needs = Shape::needs;
+  template <topology T>
+  static constexpr auto schedule(const T& t, const Problem& pr)
   {
-    // ScatterRingSchedule run backwards in time and direction: its step e is step
-    // p - 1 - e here, its "send to next" a "receive from next", its "receive from prev"
-    // a "send to prev". d is the distance above the root.
-    const std::size_t p = p_;
-    const std::size_t d = (r + p - root_) % p;
-    if (d == 0 && step == 0) v.local({contiguous(Buffer::input, 0, 1), contiguous(Buffer::output, root_, 1)});
-    if (p == 1) return;
-    const std::size_t e = p - 1 - step;
-    const std::size_t next = (r + 1) % p, prev = (r + p - 1) % p;
-    if (d == 0) v.recv({next, contiguous(Buffer::output, (root_ + p - e) % p, 1)});
-    if (d >= 1 && e >= d) {
-      const bool mine = e == p - 1;
-      v.send({prev, mine ? contiguous(Buffer::input, 0, 1) : contiguous(Buffer::scratch, e % 2, 1)});
-    }
-    if (d >= 1 && e >= d + 1) v.recv({next, contiguous(Buffer::scratch, (e - 1) % 2, 1)});
+    return GatherTreeSchedule(t.size(), Shape::of(t), pr.root);
   }
-
-private:
-  std::size_t p_;
-  std::size_t root_;
 };
+} // namespace detail
+
+namespace gather_algorithm {
+/// Binomial tree on virtual ids (rank - root) mod p; any p. On a ring under cut-through
+/// routing this is the seeds' recursive doubling (distance p/2^i in step i).
+using Binomial = detail::GatherTree<detail::BinomialShape>;
+/// The seeds' hypercube algorithm (masks from the highest dimension; virtual id = rank
+/// XOR root); p a power of two.
+using HypercubeTree = detail::GatherTree<detail::HypercubeShape>;
+/// One phase per dimension of a mesh, torus or hypercube (row, then column, ...).
+using DimensionalTree = detail::GatherTree<detail::DimensionalShape>;
+inline constexpr Binomial binomial{};
+inline constexpr HypercubeTree hypercube{};
+inline constexpr DimensionalTree dimensional{};
+} // namespace gather_algorithm
 
 } // namespace collectives

@@ -1,6 +1,7 @@
 #pragma once
-// Names for the collective operations and the few parameters besides the message size
-// that their cost depends on; shared by the closed forms, the lower bounds and selection.
+// The vocabulary every layer above the schedules shares: which collective operation, and
+// the facts of one call that an algorithm's fit and cost depend on (message size, root,
+// shift, whether the operator commutes, in place).
 
 #include <array>
 #include <cstddef>
@@ -15,18 +16,20 @@ enum class Collective : unsigned char {
   allgather,      ///< all-to-all broadcast (MPI_Allgather)
   reduce_scatter, ///< all-to-all reduction (MPI_Reduce_scatter_block)
   allreduce,      ///< all-reduce (MPI_Allreduce)
-  scan,           ///< prefix sums (MPI_Scan)
+  scan,           ///< prefix sums (MPI_Scan, MPI_Exscan)
   scatter,        ///< one-to-all personalized (MPI_Scatter)
   gather,         ///< all-to-one personalized (MPI_Gather)
   alltoall,       ///< all-to-all personalized (MPI_Alltoall)
   shift,          ///< circular q-shift
+  alltoallv,      ///< all-to-all personalized with per-block counts (MPI_Alltoallv)
+  barrier,        ///< no rank leaves before all have entered (MPI_Barrier)
 };
 
 /// Every Collective, in declaration order (for tools and tests that walk them all).
-inline constexpr std::array<Collective, 10> all_collectives{
-  Collective::broadcast, Collective::reduce,  Collective::allgather, Collective::reduce_scatter,
-  Collective::allreduce, Collective::scan,    Collective::scatter,   Collective::gather,
-  Collective::alltoall,  Collective::shift};
+inline constexpr std::array<Collective, 12> all_collectives{
+  Collective::broadcast, Collective::reduce,   Collective::allgather, Collective::reduce_scatter,
+  Collective::allreduce, Collective::scan,     Collective::scatter,   Collective::gather,
+  Collective::alltoall,  Collective::shift,    Collective::alltoallv, Collective::barrier};
 
 /// The function's name in collectives:: ("alltoall", "reduce_scatter", ...).
 constexpr std::string_view collective_name(Collective c)
@@ -42,20 +45,24 @@ constexpr std::string_view collective_name(Collective c)
   case Collective::gather: return "gather";
   case Collective::alltoall: return "alltoall";
   case Collective::shift: return "shift";
+  case Collective::alltoallv: return "alltoallv";
+  case Collective::barrier: return "barrier";
   }
   return "?";
 }
 
-/// What a cost depends on besides the topology and the model. `m` is the message size in
-/// words as the seeds use it: the block each rank sends to each other rank (alltoall,
-/// allgather, reduce_scatter, scatter, gather) or the whole vector (broadcast, reduce,
-/// allreduce, scan, shift).
+/// The facts of one call that an algorithm's fit and cost depend on besides the topology
+/// and the model. `m` is the message size in words as the seeds use it: the block each
+/// rank sends to each other rank (alltoall, alltoallv: the largest, allgather,
+/// reduce_scatter, scatter, gather) or the whole vector (broadcast, reduce, allreduce,
+/// scan, shift); 0 for barrier.
 struct Problem {
   double m = 0;              ///< words (see above)
   std::size_t root = 0;      ///< rooted collectives
   std::ptrdiff_t q = 1;      ///< shift distance
   bool commutative = true;   ///< the reduction operator may be reordered
   bool in_place = false;     ///< the call works in place (some algorithms cannot)
+  bool exclusive = false;    ///< scan: exclusive (MPI_Exscan)
 };
 
 } // namespace collectives

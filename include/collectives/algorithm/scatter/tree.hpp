@@ -4,9 +4,11 @@
 // (the first half of the long-message broadcast). Otherwise blocks in transit wait in
 // scratch at their global index, and only block r is written to the output.
 
+#include <collectives/algorithm/algorithm.hpp>
 #include <collectives/algorithm/tree/shape.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
+#include <collectives/topology/concepts.hpp>
 
 #include <cstddef>
 
@@ -44,40 +46,32 @@ private:
   bool in_place_;
 };
 
-/// Pipeline round the ring: in step e the root sends the block for the rank p - e places
-/// up, and every rank passes on the block it got in the step before, so all blocks arrive
-/// in step p - 1. Any p. Cost: (t_s + t_w m)(p - 1).
-class ScatterRingSchedule {
-public:
-  constexpr ScatterRingSchedule(std::size_t p, std::size_t root) : p_(p), root_(root) {}
-  constexpr std::size_t size() const { return p_; }
-  constexpr std::size_t num_steps() const { return p_ > 1 ? p_ - 1 : 1; }
-  constexpr std::size_t scratch_blocks() const { return 2; }
-  constexpr ScatterOp operation() const { return {p_, root_}; }
-
-  template <class V>
-  constexpr void visit(std::size_t r, std::size_t step, V& v) const
+namespace detail {
+/// A scatter along a tree of shape Shape (tree/shape.hpp).
+template <class Shape>
+struct ScatterTree : AlgorithmBase<Collective::scatter> {
+  static constexpr const char* name = Shape::name;
+  static constexpr Needs needs = Shape::needs;
+  template <topology T>
+  static constexpr auto schedule(const T& t, const Problem& pr)
   {
-    const std::size_t p = p_;
-    const std::size_t d = (r + p - root_) % p; // distance from the root
-    const Pattern out = contiguous(Buffer::output, 0, 1);
-    if (d == 0 && step == 0) v.local({contiguous(Buffer::input, r, 1), out});
-    if (p == 1) return;
-    const std::size_t e = step + 1;
-    const std::size_t next = (r + 1) % p, prev = (r + p - 1) % p;
-    if (d == 0) v.send({next, contiguous(Buffer::input, (root_ + p - e) % p, 1)});
-    // Rank d receives in steps d..p-1 the block for distance p - 1 - e + d.
-    if (d >= 1 && e >= d) {
-      const bool mine = e == p - 1;
-      v.recv({prev, mine ? out : contiguous(Buffer::scratch, e % 2, 1)});
-    }
-    // ... and passes on in step e what it got in step e - 1 (unless that was its own).
-    if (d >= 1 && e >= d + 1 && e - 1 < p - 1) v.send({next, contiguous(Buffer::scratch, (e - 1) % 2, 1)});
+    return ScatterTreeSchedule(t.size(), Shape::of(t), pr.root);
   }
-
-private:
-  std::size_t p_;
-  std::size_t root_;
 };
+} // namespace detail
+
+namespace scatter_algorithm {
+/// Binomial tree on virtual ids (rank - root) mod p; any p. On a ring under cut-through
+/// routing this is the seeds' recursive doubling (distance p/2^i in step i).
+using Binomial = detail::ScatterTree<detail::BinomialShape>;
+/// The seeds' hypercube algorithm (masks from the highest dimension; virtual id = rank
+/// XOR root); p a power of two.
+using HypercubeTree = detail::ScatterTree<detail::HypercubeShape>;
+/// One phase per dimension of a mesh, torus or hypercube (row, then column, ...).
+using DimensionalTree = detail::ScatterTree<detail::DimensionalShape>;
+inline constexpr Binomial binomial{};
+inline constexpr HypercubeTree hypercube{};
+inline constexpr DimensionalTree dimensional{};
+} // namespace scatter_algorithm
 
 } // namespace collectives

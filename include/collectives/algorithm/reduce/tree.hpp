@@ -1,0 +1,96 @@
+#pragma once
+// Reduce down a tree (the broadcast trees run backwards, combining; SINGLE_NODE_ACC on a
+// hypercube). Partial results combine lower ranks on the left. A tree rooted anywhere but
+// rank 0 would wrap rank order round the ring, so for an operator not known to be
+// commutative the tree is rooted at rank 0 and the result then goes to the root in one
+// more step (MPICH does the same); commutative ones use the root's own tree.
+
+#include <collectives/algorithm/algorithm.hpp>
+#include <collectives/algorithm/tree/shape.hpp>
+#include <collectives/schedule/operation.hpp>
+#include <collectives/schedule/pattern.hpp>
+#include <collectives/topology/concepts.hpp>
+#include <collectives/algorithm/reduce/partials.hpp>
+
+#include <cstddef>
+
+namespace collectives {
+
+/// The broadcast tree run backwards, combining: every node folds in its children's
+/// partials, then hands its own up. Step 0 loads the contribution into the partial.
+/// Cost: (t_s + t_w m) ceil(log p) (+1 step for a non-commutative operator and root != 0).
+class ReduceTreeSchedule {
+public:
+  constexpr ReduceTreeSchedule(std::size_t p, TreeShape shape, std::size_t root, bool commutative,
+                               std::size_t blocks = 1, Partials partials = Partials::scratch)
+    : p_(p), shape_(shape), root_(root), tree_root_(commutative ? root : 0), commutative_(commutative),
+      blocks_(blocks), partials_(partials) {}
+  constexpr std::size_t size() const { return p_; }
+  constexpr std::size_t num_steps() const { return 1 + shape_.num_steps() + (tree_root_ != root_ ? 1 : 0); }
+  constexpr std::size_t scratch_blocks() const { return partials_ == Partials::scratch ? blocks_ : 0; }
+  constexpr ReduceOp operation() const { return {p_, root_, blocks_, commutative_}; }
+
+  template <class V>
+  constexpr void visit(std::size_t r, std::size_t step, V& v) const
+  {
+    const Pattern all_in = contiguous(Buffer::input, 0, blocks_);
+    const Pattern partial = contiguous(held(r), 0, blocks_);
+    if (step == 0) {
+      if (partials_ != Partials::in_place) v.local({all_in, partial});
+      return;
+    }
+    const std::size_t total = shape_.num_steps();
+    if (step <= total) {
+      const TreeRole role = tree_role(shape_, tree_root_, r, total - step);
+      // Children hold higher relative coordinates: with the tree rooted at rank 0 (or a
+      // commutative operator) that means higher ranks, so they go on the right.
+      if (role.sends) v.recv({role.peer, partial, Combine::right});
+      if (role.receives) v.send({role.peer, partial});
+      return;
+    }
+    if (r == tree_root_) v.send({root_, partial});
+    if (r == root_) v.recv({tree_root_, contiguous(Buffer::output, 0, blocks_)});
+  }
+
+private:
+  constexpr Buffer held(std::size_t r) const
+  {
+    return partials_ != Partials::scratch || (r == tree_root_ && tree_root_ == root_) ? Buffer::output : Buffer::scratch;
+  }
+  std::size_t p_;
+  TreeShape shape_;
+  std::size_t root_;
+  std::size_t tree_root_;
+  bool commutative_;
+  std::size_t blocks_;
+  Partials partials_;
+};
+
+namespace detail {
+/// A reduce along a tree of shape Shape (tree/shape.hpp).
+template <class Shape>
+struct ReduceTree : AlgorithmBase<Collective::reduce> {
+  static constexpr const char* name = Shape::name;
+  static constexpr Needs needs = Shape::needs;
+  template <topology T>
+  static constexpr auto schedule(const T& t, const Problem& pr)
+  {
+    return ReduceTreeSchedule(t.size(), Shape::of(t), pr.root, pr.commutative);
+  }
+};
+} // namespace detail
+
+namespace reduce_algorithm {
+/// Binomial tree on virtual ids (rank - root) mod p; any p: the dual of the binomial
+/// broadcast.
+using Binomial = detail::ReduceTree<detail::BinomialShape>;
+/// SINGLE_NODE_ACC: the seeds' hypercube reduction; p a power of two.
+using HypercubeTree = detail::ReduceTree<detail::HypercubeShape>;
+/// One phase per dimension of a mesh, torus or hypercube.
+using DimensionalTree = detail::ReduceTree<detail::DimensionalShape>;
+inline constexpr Binomial binomial{};
+inline constexpr HypercubeTree hypercube{};
+inline constexpr DimensionalTree dimensional{};
+} // namespace reduce_algorithm
+
+} // namespace collectives

@@ -1,0 +1,77 @@
+#pragma once
+// Reduce-scatter by direct exchange, then an in-order fold: any p, any operator.
+
+#include <collectives/algorithm/algorithm.hpp>
+#include <collectives/algorithm/reduce_scatter/common.hpp>
+#include <collectives/schedule/operation.hpp>
+#include <collectives/schedule/pattern.hpp>
+#include <collectives/topology/concepts.hpp>
+
+#include <cstddef>
+
+namespace collectives {
+
+/// Pairwise reduce-scatter for any p: in step k rank r sends its contribution to block
+/// r + k straight to rank r + k and gets the contribution to its own block from r - k.
+/// Those arrive in descending rank order, wrapping once past rank 0, so two running
+/// partials suffice: L = x0 op ... op x(r-1) and R = x(r+1) op ... op x(p-1), each new
+/// arrival joining on the left; the result is L op xr op R. Any operator, any p.
+/// Scratch: blocks r and p + r (two copies of the vector's block layout).
+/// Cost: (t_s + t_w m)(p - 1) + p - 1 combinations of m elements.
+class ReduceScatterPairwiseSchedule {
+public:
+  constexpr explicit ReduceScatterPairwiseSchedule(std::size_t p, bool commutative = false, ResultSlot slot = ResultSlot::first)
+    : p_(p), commutative_(commutative), slot_(slot) {}
+  constexpr std::size_t size() const { return p_; }
+  constexpr std::size_t num_steps() const { return size() > 1 ? size() - 1 : 1; }
+  constexpr std::size_t scratch_blocks() const { return 2 * size(); }
+  constexpr ReduceScatterOp operation() const { return {size(), commutative_}; }
+
+  template <class V>
+  constexpr void visit(std::size_t r, std::size_t step, V& v) const
+  {
+    const std::size_t p = size();
+    const Pattern result = contiguous(Buffer::output, slot_ == ResultSlot::first ? 0 : r, 1);
+    const Pattern left = contiguous(Buffer::scratch, r, 1);
+    const Pattern right = contiguous(Buffer::scratch, p + r, 1);
+    if (p > 1) {
+      const std::size_t k = step + 1;
+      const std::size_t to = (r + k) % p;
+      const std::size_t from = (r + p - k) % p;
+      v.send({to, contiguous(Buffer::input, to, 1)});
+      // The first arrival of each partial is copied, later ones join on the left.
+      if (from < r) v.recv({from, left, from == r - 1 ? Combine::copy : Combine::left});
+      else v.recv({from, right, from == p - 1 ? Combine::copy : Combine::left});
+    }
+    if (step + 1 == num_steps()) {
+      const Pattern own = contiguous(Buffer::input, r, 1);
+      if (r > 0) {
+        v.local({left, result});
+        v.local({own, result, Combine::right});
+      } else {
+        v.local({own, result});
+      }
+      if (r + 1 < p) v.local({right, result, Combine::right});
+    }
+  }
+
+private:
+  std::size_t p_;
+  bool commutative_;
+  ResultSlot slot_;
+};
+
+namespace reduce_scatter_algorithm {
+/// Direct exchange then an in-order fold; any p, any operator.
+struct Pairwise : AlgorithmBase<Collective::reduce_scatter> {
+  static constexpr const char* name = "pairwise";
+  template <topology T>
+  static constexpr auto schedule(const T& t, const Problem& pr)
+  {
+    return ReduceScatterPairwiseSchedule(t.size(), pr.commutative);
+  }
+};
+inline constexpr Pairwise pairwise{};
+} // namespace reduce_scatter_algorithm
+
+} // namespace collectives

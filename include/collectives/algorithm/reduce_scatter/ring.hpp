@@ -1,0 +1,59 @@
+#pragma once
+// Reduce-scatter round the ring (the seeds' ALL_TO_ALL_RED_RING).
+
+#include <collectives/algorithm/algorithm.hpp>
+#include <collectives/algorithm/reduce_scatter/common.hpp>
+#include <collectives/schedule/operation.hpp>
+#include <collectives/schedule/pattern.hpp>
+#include <collectives/topology/concepts.hpp>
+
+#include <cstddef>
+
+namespace collectives {
+
+/// ALL_TO_ALL_RED_RING: p - 1 steps; in step e rank r passes its partial of block (r - e)
+/// to r + 1, which adds its own contribution. Each partial wraps around the ring, so the
+/// operator must be commutative. Any p. Cost: (t_s + t_w m)(p - 1).
+class ReduceScatterRingSchedule {
+public:
+  constexpr explicit ReduceScatterRingSchedule(std::size_t p, ResultSlot slot = ResultSlot::first) : p_(p), slot_(slot) {}
+  constexpr std::size_t size() const { return p_; }
+  constexpr std::size_t num_steps() const { return size() > 1 ? size() - 1 : 1; }
+  constexpr std::size_t scratch_blocks() const { return size(); }
+  constexpr ReduceScatterOp operation() const { return {size(), true}; }
+
+  template <class V>
+  constexpr void visit(std::size_t r, std::size_t step, V& v) const
+  {
+    const std::size_t p = size();
+    const Pattern result = contiguous(Buffer::output, slot_ == ResultSlot::first ? 0 : r, 1);
+    if (p == 1) {
+      v.local({contiguous(Buffer::input, 0, 1), result});
+      return;
+    }
+    const std::size_t e = step + 1;
+    const std::size_t out_block = (r + p - e) % p;
+    const std::size_t in_block = (r + 2 * p - e - 1) % p;
+    v.send({(r + 1) % p, contiguous(e == 1 ? Buffer::input : Buffer::scratch, out_block, 1)});
+    v.recv({(r + p - 1) % p, contiguous(Buffer::scratch, in_block, 1)});
+    v.local({contiguous(Buffer::input, in_block, 1), contiguous(Buffer::scratch, in_block, 1), Combine::right});
+    if (e == p - 1) v.local({contiguous(Buffer::scratch, r, 1), result});
+  }
+
+private:
+  std::size_t p_;
+  ResultSlot slot_;
+};
+
+namespace reduce_scatter_algorithm {
+/// ALL_TO_ALL_RED_RING; any p; commutative operators only.
+struct Ring : AlgorithmBase<Collective::reduce_scatter> {
+  static constexpr const char* name = "ring";
+  static constexpr Needs needs{.commutative = true};
+  template <topology T>
+  static constexpr auto schedule(const T& t, const Problem&) { return ReduceScatterRingSchedule(t.size()); }
+};
+inline constexpr Ring ring{};
+} // namespace reduce_scatter_algorithm
+
+} // namespace collectives

@@ -1,0 +1,74 @@
+#pragma once
+// Prefix sums on a hypercube (the seeds' PREFIX_SUMS_HCUBE).
+
+#include <collectives/algorithm/algorithm.hpp>
+#include <collectives/algorithm/scan/common.hpp>
+#include <collectives/schedule/operation.hpp>
+#include <collectives/schedule/pattern.hpp>
+#include <collectives/topology/concepts.hpp>
+#include <collectives/detail/bits.hpp>
+#include <collectives/detail/power_of_two.hpp>
+
+#include <cstddef>
+
+namespace collectives {
+
+/// PREFIX_SUMS_HCUBE: log p steps; in step i trade the subcube total with rank XOR 2^i,
+/// add the partner's total to the own one (lower ranks left) and, when the partner is
+/// lower, to the result. p a power of two. Cost: (t_s + t_w m) log p.
+class ScanHypercubeSchedule {
+public:
+  constexpr ScanHypercubeSchedule(std::size_t p, bool exclusive, bool commutative = false)
+    : p_(p), exclusive_(exclusive), commutative_(commutative)
+  {
+    detail::require_power_of_two_ranks(p_, "collectives::scan(hypercube)");
+  }
+  constexpr std::size_t size() const { return p_; }
+  constexpr std::size_t num_steps() const { return size() > 1 ? detail::log2_exact(size()) : 1; }
+  constexpr std::size_t scratch_blocks() const { return 2; }
+  constexpr ScanOp operation() const { return {size(), exclusive_, commutative_}; }
+
+  template <class V>
+  constexpr void visit(std::size_t r, std::size_t step, V& v) const
+  {
+    using namespace detail;
+    if (size() == 1) {
+      if (!exclusive_) v.local({scan_in, scan_out});
+      return;
+    }
+    const std::size_t bit = std::size_t{1} << step;
+    const std::size_t partner = r ^ bit;
+    v.send({partner, step == 0 ? scan_in : scan_total});
+    v.recv({partner, scan_msg});
+    if (step == 0) {
+      v.local({scan_in, scan_total});
+      if (!exclusive_) v.local({scan_in, scan_out});
+    }
+    v.local({scan_msg, scan_total, partner < r ? Combine::left : Combine::right});
+    if (partner < r) {
+      const bool first_lower = (r & (bit - 1)) == 0; // no lower partner in earlier steps
+      v.local({scan_msg, scan_out, exclusive_ && first_lower ? Combine::copy : Combine::left});
+    }
+  }
+
+private:
+  std::size_t p_;
+  bool exclusive_;
+  bool commutative_;
+};
+
+namespace scan_algorithm {
+/// PREFIX_SUMS_HCUBE; p a power of two.
+struct Hypercube : AlgorithmBase<Collective::scan> {
+  static constexpr const char* name = "hypercube";
+  static constexpr Needs needs{.power_of_two = true};
+  template <topology T>
+  static constexpr auto schedule(const T& t, const Problem& pr)
+  {
+    return ScanHypercubeSchedule(t.size(), pr.exclusive, pr.commutative);
+  }
+};
+inline constexpr Hypercube hypercube{};
+} // namespace scan_algorithm
+
+} // namespace collectives

@@ -1,0 +1,64 @@
+#pragma once
+// Prefix sums by recursive doubling (Hillis-Steele): ceil(log2 p) steps, any p.
+
+#include <collectives/algorithm/algorithm.hpp>
+#include <collectives/algorithm/scan/common.hpp>
+#include <collectives/schedule/operation.hpp>
+#include <collectives/schedule/pattern.hpp>
+#include <collectives/topology/concepts.hpp>
+#include <collectives/detail/bits.hpp>
+
+#include <cstddef>
+
+namespace collectives {
+
+/// Recursive doubling for any p (Hillis–Steele): in step k rank r sends its partial, which
+/// covers ranks r - 2^k + 1 .. r, to r + 2^k. ceil(log2 p) steps.
+/// Cost: (t_s + t_w m) ceil(log p).
+class ScanDoublingSchedule {
+public:
+  constexpr ScanDoublingSchedule(std::size_t p, bool exclusive, bool commutative = false)
+    : p_(p), exclusive_(exclusive), commutative_(commutative) {}
+  constexpr std::size_t size() const { return p_; }
+  constexpr std::size_t num_steps() const { return size() > 1 ? detail::ceil_log2(size()) : 1; }
+  constexpr std::size_t scratch_blocks() const { return 2; }
+  constexpr ScanOp operation() const { return {size(), exclusive_, commutative_}; }
+
+  template <class V>
+  constexpr void visit(std::size_t r, std::size_t step, V& v) const
+  {
+    using namespace detail;
+    const std::size_t p = size();
+    const Pattern partial = exclusive_ ? scan_total : scan_out;
+    if (step == 0) v.local({scan_in, partial});
+    if (p == 1) return;
+    const std::size_t dist = std::size_t{1} << step;
+    if (r + dist < p) v.send({r + dist, step == 0 ? scan_in : partial});
+    if (r >= dist) {
+      v.recv({r - dist, scan_msg});
+      // Locals run in order: the initial copy above happens first.
+      v.local({scan_msg, partial, Combine::left});
+      if (exclusive_) v.local({scan_msg, scan_out, step == 0 ? Combine::copy : Combine::left});
+    }
+  }
+
+private:
+  std::size_t p_;
+  bool exclusive_;
+  bool commutative_;
+};
+
+namespace scan_algorithm {
+/// Recursive doubling (Hillis-Steele), ceil(log2 p) steps; any p.
+struct RecursiveDoubling : AlgorithmBase<Collective::scan> {
+  static constexpr const char* name = "recursive_doubling";
+  template <topology T>
+  static constexpr auto schedule(const T& t, const Problem& pr)
+  {
+    return ScanDoublingSchedule(t.size(), pr.exclusive, pr.commutative);
+  }
+};
+inline constexpr RecursiveDoubling recursive_doubling{};
+} // namespace scan_algorithm
+
+} // namespace collectives

@@ -1,0 +1,69 @@
+#pragma once
+// Prefix sums along the ring: a pipeline, p - 1 steps.
+
+#include <collectives/algorithm/algorithm.hpp>
+#include <collectives/algorithm/scan/common.hpp>
+#include <collectives/schedule/operation.hpp>
+#include <collectives/schedule/pattern.hpp>
+#include <collectives/topology/concepts.hpp>
+
+#include <cstddef>
+
+namespace collectives {
+
+/// Pipeline along the ring: in step s rank s hands its inclusive prefix to rank s + 1.
+/// Any p. Cost: (t_s + t_w m)(p - 1).
+class ScanRingSchedule {
+public:
+  constexpr ScanRingSchedule(std::size_t p, bool exclusive, bool commutative = false)
+    : p_(p), exclusive_(exclusive), commutative_(commutative) {}
+  constexpr std::size_t size() const { return p_; }
+  constexpr std::size_t num_steps() const { return size() > 1 ? size() - 1 : 1; }
+  constexpr std::size_t scratch_blocks() const { return 2; }
+  constexpr ScanOp operation() const { return {size(), exclusive_, commutative_}; }
+
+  template <class V>
+  constexpr void visit(std::size_t r, std::size_t step, V& v) const
+  {
+    using namespace detail;
+    const std::size_t p = size();
+    // The inclusive prefix this rank forwards: the output, or (exclusive) scratch.
+    const Pattern inclusive = exclusive_ ? scan_total : scan_out;
+    if (r == 0 && step == 0 && !exclusive_) v.local({scan_in, scan_out});
+    if (p == 1) return;
+    if (step == r && r + 1 < p) v.send({r + 1, r == 0 ? scan_in : inclusive});
+    if (step + 1 == r) {
+      if (exclusive_) {
+        v.recv({r - 1, scan_out});
+        if (r + 1 < p) {
+          v.local({scan_in, scan_total});
+          v.local({scan_out, scan_total, Combine::left});
+        }
+      } else {
+        v.recv({r - 1, scan_msg});
+        v.local({scan_in, scan_out});
+        v.local({scan_msg, scan_out, Combine::left});
+      }
+    }
+  }
+
+private:
+  std::size_t p_;
+  bool exclusive_;
+  bool commutative_;
+};
+
+namespace scan_algorithm {
+/// Pipeline along the ring, p - 1 steps; any p.
+struct Ring : AlgorithmBase<Collective::scan> {
+  static constexpr const char* name = "ring";
+  template <topology T>
+  static constexpr auto schedule(const T& t, const Problem& pr)
+  {
+    return ScanRingSchedule(t.size(), pr.exclusive, pr.commutative);
+  }
+};
+inline constexpr Ring ring{};
+} // namespace scan_algorithm
+
+} // namespace collectives

@@ -1,0 +1,75 @@
+#pragma once
+// collectives::allgather — all-to-all broadcast (MPI_Allgather), and in place.
+
+#include <collectives/algorithm/allgather.hpp>
+#include <collectives/collective/run.hpp>
+#include <collectives/detail/buffers.hpp>
+#include <collectives/detail/require.hpp>
+#include <collectives/execution/communicator.hpp>
+
+#include <cstddef>
+#include <ranges>
+
+namespace collectives {
+
+namespace detail {
+
+template <bool InPlace, class Alg, class Comm, class T>
+void run_allgather(Comm& comm, const T* in, T* out, std::size_t m, Alg alg)
+{
+  const Problem problem{.m = comm.words(m * sizeof(T)), .in_place = InPlace};
+  const BlockLayout blocks = BlockLayout::uniform(m);
+  run_algorithm<Collective::allgather, true, InPlace>(comm, alg, problem, [&](auto a) {
+    execute_call(a, comm, decltype(a)::schedule(comm.topology(), problem), in, blocks, out, blocks, blocks);
+  });
+}
+
+} // namespace detail
+
+/// allgather(comm, send, recv[, algorithm]): rank r's send (m elements) becomes block r of
+/// every rank's recv (at least p*m elements). allgather(comm, buf[, algorithm]) works in
+/// place: rank r's block is block r of buf (p*m elements). Without an algorithm: the
+/// cheapest of allgather's list. Bad sizes throw std::invalid_argument before anything is
+/// written (a compile error when static). collective: every rank must call it with the
+/// same m and algorithm.
+struct allgather_fn {
+  template <communicator Comm, buffer Send, output_buffer Recv, class Alg = Automatic>
+    requires std::same_as<std::ranges::range_value_t<Send>, std::ranges::range_value_t<Recv>> &&
+             selectable<Alg, Collective::allgather, typename Comm::topology_type>
+  void operator()(Comm& comm, const Send& send, Recv&& recv, Alg alg = {}) const
+  {
+    constexpr std::size_t P = static_size_v<typename Comm::topology_type>;
+    constexpr std::size_t NS = detail::static_extent_v<Send>, NR = detail::static_extent_v<Recv>;
+    if constexpr (P != dynamic_extent && NS != dynamic_extent && NR != dynamic_extent)
+      static_assert(NR >= P * NS, "collectives::allgather: the receive range is smaller than p times the send range");
+    const std::size_t m = std::ranges::size(send);
+    const std::size_t p = comm.size();
+    if (std::ranges::size(recv) < p * m)
+      detail::throw_invalid_argument("collectives::allgather: the receive range has " +
+                                     detail::to_text(std::ranges::size(recv)) + " elements, needs p*m = " +
+                                     detail::to_text(p * m));
+    detail::run_allgather<false>(comm, std::ranges::data(send), std::ranges::data(recv), m, alg);
+  }
+
+  template <communicator Comm, output_buffer Buf, class Alg = Automatic>
+    requires(!buffer<Alg>) && selectable<Alg, Collective::allgather, typename Comm::topology_type, true, true>
+  void operator()(Comm& comm, Buf&& buf, Alg alg = {}) const
+  {
+    constexpr std::size_t P = static_size_v<typename Comm::topology_type>;
+    constexpr std::size_t N = detail::static_extent_v<Buf>;
+    if constexpr (P != dynamic_extent && N != dynamic_extent)
+      static_assert(N % P == 0, "collectives::allgather (in place): the buffer's size is not a multiple of p");
+    const std::size_t p = comm.size();
+    const std::size_t n = std::ranges::size(buf);
+    if (n % p != 0)
+      detail::throw_invalid_argument("collectives::allgather (in place): the buffer has " + detail::to_text(n) +
+                                     " elements, not a multiple of p = " + detail::to_text(p));
+    auto* data = std::ranges::data(buf);
+    detail::run_allgather<true>(comm, data, data, n / p, alg);
+  }
+};
+
+/// See allgather_fn.
+inline constexpr allgather_fn allgather{};
+
+} // namespace collectives

@@ -1,0 +1,48 @@
+#pragma once
+// collectives::gather — all-to-one personalized communication (MPI_Gather).
+
+#include <collectives/algorithm/gather.hpp>
+#include <collectives/collective/rooted.hpp>
+#include <collectives/collective/run.hpp>
+#include <collectives/detail/buffers.hpp>
+#include <collectives/execution/communicator.hpp>
+
+#include <cstddef>
+#include <ranges>
+
+namespace collectives {
+
+/// gather(comm, send, recv, root[, algorithm]): rank j's send (m elements) becomes block j
+/// of the root's recv (at least p*m elements; other ranks may pass an empty range).
+/// Without an algorithm: the cheapest of gather's list. Bad sizes or root throw
+/// std::invalid_argument before anything is written.
+/// collective: every rank must call it with the same m, root and algorithm.
+struct gather_fn {
+  template <communicator Comm, buffer Send, output_buffer Recv, class Root, class Alg = Automatic>
+    requires std::same_as<std::ranges::range_value_t<Send>, std::ranges::range_value_t<Recv>> &&
+             (std::integral<Root> || detail::static_root<Root>) &&
+             selectable<Alg, Collective::gather, typename Comm::topology_type>
+  void operator()(Comm& comm, const Send& send, Recv&& recv, Root root_arg, Alg alg = {}) const
+  {
+    using T = std::ranges::range_value_t<Send>;
+    const std::size_t p = comm.size();
+    const std::size_t root = detail::checked_root<typename Comm::topology_type>(p, root_arg, "collectives::gather");
+    const std::size_t m = std::ranges::size(send);
+    if (comm.rank() == root && std::ranges::size(recv) < p * m)
+      detail::throw_invalid_argument("collectives::gather: the root's receive range has " +
+                                     detail::to_text(std::ranges::size(recv)) + " elements, needs p*m = " +
+                                     detail::to_text(p * m));
+    const Problem problem{.m = comm.words(m * sizeof(T)), .root = root};
+    const T* in = std::ranges::data(send);
+    T* out = std::ranges::data(recv);
+    const BlockLayout blocks = BlockLayout::uniform(m);
+    detail::run_algorithm<Collective::gather, true, false>(comm, alg, problem, [&](auto a) {
+      detail::execute_call(a, comm, decltype(a)::schedule(comm.topology(), problem), in, blocks, out, blocks, blocks);
+    });
+  }
+};
+
+/// See gather_fn.
+inline constexpr gather_fn gather{};
+
+} // namespace collectives

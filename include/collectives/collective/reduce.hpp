@@ -1,0 +1,85 @@
+#pragma once
+// collectives::reduce — all-to-one reduction (MPI_Reduce), and in place.
+
+#include <collectives/algorithm/operators.hpp>
+#include <collectives/algorithm/reduce.hpp>
+#include <collectives/collective/rooted.hpp>
+#include <collectives/collective/run.hpp>
+#include <collectives/detail/buffers.hpp>
+#include <collectives/execution/communicator.hpp>
+
+#include <cstddef>
+#include <cstring>
+#include <ranges>
+
+namespace collectives {
+
+namespace detail {
+
+template <bool InPlace, class Alg, class Comm, class T, class Op>
+void run_reduce(Comm& comm, const T* in, T* out, std::size_t n, Op op, std::size_t root, Alg alg)
+{
+  constexpr bool c = is_commutative_v<Op, T>;
+  const std::size_t p = comm.size();
+  const Problem problem{.m = comm.words(n * sizeof(T)), .root = root, .commutative = c, .in_place = InPlace};
+  run_algorithm<Collective::reduce, c, InPlace>(comm, alg, problem, [&](auto a) {
+    using A = decltype(a);
+    const BlockLayout layout = message_layout<A>(n, p);
+    T* target = out;
+    // Algorithms that leave the result on every rank borrow room for it off the root.
+    if constexpr (A::output_everywhere)
+      if (comm.rank() != root) target = reinterpret_cast<T*>(comm.context().result(n * sizeof(T)));
+    execute_call(a, comm, A::schedule(comm.topology(), problem), in, layout, target, layout, layout, op);
+  });
+}
+
+} // namespace detail
+
+/// reduce(comm, send, recv, op, root[, algorithm]): the root's recv (at least send.size()
+/// elements) gets x0 op x1 op ... op x(p-1) element-wise, in rank order for any associative
+/// op; other ranks' recv is not touched (it may be empty). Without an algorithm: the
+/// cheapest of reduce's list for the communicator's topology, cost model, size, root and
+/// operator. Bad input throws std::invalid_argument before anything is written.
+/// collective: every rank must call it with the same size, op, root and algorithm.
+struct reduce_fn {
+  template <communicator Comm, buffer Send, output_buffer Recv, class Op, class Root, class Alg = Automatic>
+    requires std::same_as<std::ranges::range_value_t<Send>, std::ranges::range_value_t<Recv>> &&
+             (std::integral<Root> || detail::static_root<Root>) &&
+             selectable<Alg, Collective::reduce, typename Comm::topology_type,
+                        is_commutative_v<Op, std::ranges::range_value_t<Send>>>
+  void operator()(Comm& comm, const Send& send, Recv&& recv, Op op, Root root_arg, Alg alg = {}) const
+  {
+    using T = std::ranges::range_value_t<Send>;
+    detail::check_reduction_operator<Op, T>();
+    const std::size_t root = detail::checked_root<typename Comm::topology_type>(comm.size(), root_arg, "collectives::reduce");
+    const std::size_t n = std::ranges::size(send);
+    if (comm.rank() == root && std::ranges::size(recv) < n)
+      detail::throw_invalid_argument("collectives::reduce: the root's receive range has " +
+                                     detail::to_text(std::ranges::size(recv)) + " elements, needs " + detail::to_text(n));
+    detail::run_reduce<false>(comm, std::ranges::data(send), std::ranges::data(recv), n, op, root, alg);
+  }
+
+  /// In place (MPI_IN_PLACE at the root): every rank's buf is its contribution and the
+  /// root's buf receives the result; other ranks' buf is not changed.
+  template <communicator Comm, output_buffer Buf, class Op, class Root, class Alg = Automatic>
+    requires(!buffer<Op> && (std::integral<Root> || detail::static_root<Root>) &&
+             selectable<Alg, Collective::reduce, typename Comm::topology_type,
+                        is_commutative_v<Op, std::ranges::range_value_t<Buf>>, true>)
+  void operator()(Comm& comm, Buf&& buf, Op op, Root root_arg, Alg alg = {}) const
+  {
+    using T = std::ranges::range_value_t<Buf>;
+    detail::check_reduction_operator<Op, T>();
+    const std::size_t root = detail::checked_root<typename Comm::topology_type>(comm.size(), root_arg, "collectives::reduce");
+    const std::size_t n = std::ranges::size(buf);
+    T* data = std::ranges::data(buf);
+    // The schedules read the contribution while the root writes its result.
+    T* contribution = reinterpret_cast<T*>(comm.context().contribution(n * sizeof(T)));
+    if (n != 0) std::memcpy(static_cast<void*>(contribution), data, n * sizeof(T));
+    detail::run_reduce<true>(comm, contribution, data, n, op, root, alg);
+  }
+};
+
+/// See reduce_fn.
+inline constexpr reduce_fn reduce{};
+
+} // namespace collectives

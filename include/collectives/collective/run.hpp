@@ -1,0 +1,61 @@
+#pragma once
+// What every front end does once it has validated its arguments: run the algorithm the
+// caller named, or the one its collective's list selects for the call (by the
+// communicator's selection policy), with the schedule and layouts that algorithm states.
+// Nothing re-enters the front end and nothing is validated twice.
+
+#include <collectives/algorithm/algorithm.hpp>
+#include <collectives/cost/select.hpp>
+#include <collectives/execution/communicator.hpp>
+#include <collectives/execution/executor.hpp>
+#include <collectives/execution/layout.hpp>
+
+#include <boost/hana/length.hpp>
+
+#include <concepts>
+#include <cstddef>
+
+namespace collectives::detail {
+
+/// Calls run(tag) with `alg`, or for Automatic with the cheapest of C's algorithms that
+/// fit the communicator's topology and the call (only those the topology's type, the
+/// operator's commutativity and in-place use allow are instantiated; the pick is
+/// remembered per problem). A named algorithm that does not fit the topology's value
+/// (a dynamic size that is not a power of two, ...) throws std::invalid_argument naming
+/// it, before anything is written.
+template <Collective C, bool Commutative, bool InPlace, class Alg, communicator Comm, class Run>
+void run_algorithm(Comm& comm, Alg alg, const Problem& problem, Run&& run)
+{
+  using Topo = typename Comm::topology_type;
+  if constexpr (std::same_as<Alg, Automatic>) {
+    constexpr auto candidates = candidates_for<C, Topo, Commutative, InPlace>();
+    static_assert(decltype(boost::hana::length(candidates))::value != 0,
+                  "collectives: no algorithm of this collective fits the communicator's topology");
+    const std::size_t index = comm.policy().pick(C, problem, [&] {
+      return select(candidates, comm.topology(), comm.cost_model(), problem).index;
+    });
+    visit_algorithm(candidates, index, run);
+  } else {
+    require_fits(alg, comm.topology(), problem);
+    run(alg);
+  }
+}
+
+/// Runs schedule `s` of algorithm A on comm over typed buffers, as one collective call.
+template <algorithm A, communicator Comm, schedule S, class T, class Op = NoCombine>
+void execute_call(A, Comm& comm, const S& s, const T* in, BlockLayout in_layout, T* out, BlockLayout out_layout,
+                  BlockLayout scratch_layout, Op op = {})
+{
+  const StepInfo info{collective_name(A::collective), A::name, comm.begin_call(), 0, s.num_steps()};
+  execute(s, comm.endpoint(), comm.context(), in, in_layout, out, out_layout, scratch_layout, op, info);
+}
+
+/// The layout of a collective's message of n elements as algorithm A cuts it for p ranks
+/// (A::pieces(p) pieces, long-message algorithms; one block otherwise).
+template <algorithm A>
+constexpr BlockLayout message_layout(std::size_t n, std::size_t p)
+{
+  return BlockLayout::chunked(n, A::pieces(p));
+}
+
+} // namespace collectives::detail

@@ -1,0 +1,83 @@
+#pragma once
+// collectives::scan and collectives::exscan — prefix reductions (MPI_Scan, MPI_Exscan).
+
+#include <collectives/algorithm/operators.hpp>
+#include <collectives/algorithm/scan.hpp>
+#include <collectives/collective/run.hpp>
+#include <collectives/detail/buffers.hpp>
+#include <collectives/detail/require.hpp>
+#include <collectives/execution/communicator.hpp>
+
+#include <cstddef>
+#include <cstring>
+#include <ranges>
+#include <string>
+
+namespace collectives {
+
+namespace detail {
+
+template <bool Exclusive, bool InPlace, class Alg, class Comm, class T, class Op>
+void run_scan(Comm& comm, const T* in, T* out, std::size_t n, Op op, Alg alg)
+{
+  constexpr bool c = is_commutative_v<Op, T>;
+  const Problem problem{.m = comm.words(n * sizeof(T)), .commutative = c, .in_place = InPlace, .exclusive = Exclusive};
+  const BlockLayout whole = BlockLayout::uniform(n);
+  run_algorithm<Collective::scan, c, InPlace>(comm, alg, problem, [&](auto a) {
+    execute_call(a, comm, decltype(a)::schedule(comm.topology(), problem), in, whole, out, whole, whole, op);
+  });
+}
+
+template <bool Exclusive>
+struct scan_fn_base {
+  static constexpr const char* call = Exclusive ? "collectives::exscan" : "collectives::scan";
+
+  template <communicator Comm, buffer Send, output_buffer Recv, class Op, class Alg = Automatic>
+    requires std::same_as<std::ranges::range_value_t<Send>, std::ranges::range_value_t<Recv>> &&
+             selectable<Alg, Collective::scan, typename Comm::topology_type,
+                        is_commutative_v<Op, std::ranges::range_value_t<Send>>>
+  void operator()(Comm& comm, const Send& send, Recv&& recv, Op op, Alg alg = {}) const
+  {
+    using T = std::ranges::range_value_t<Send>;
+    check_reduction_operator<Op, T>();
+    constexpr std::size_t NS = static_extent_v<Send>, NR = static_extent_v<Recv>;
+    if constexpr (NS != dynamic_extent && NR != dynamic_extent)
+      static_assert(NR >= NS, "collectives::scan/exscan: the receive range is smaller than the send range");
+    const std::size_t n = std::ranges::size(send);
+    if (std::ranges::size(recv) < n)
+      throw_invalid_argument(std::string(call) + ": the receive range has " + to_text(std::ranges::size(recv)) +
+                             " elements, needs " + to_text(n));
+    run_scan<Exclusive, false>(comm, std::ranges::data(send), std::ranges::data(recv), n, op, alg);
+  }
+
+  /// In place: buf holds the contribution and receives the prefix.
+  template <communicator Comm, output_buffer Buf, class Op, class Alg = Automatic>
+    requires(!buffer<Op>) && selectable<Alg, Collective::scan, typename Comm::topology_type,
+                                        is_commutative_v<Op, std::ranges::range_value_t<Buf>>, true>
+  void operator()(Comm& comm, Buf&& buf, Op op, Alg alg = {}) const
+  {
+    using T = std::ranges::range_value_t<Buf>;
+    check_reduction_operator<Op, T>();
+    const std::size_t n = std::ranges::size(buf);
+    T* data = std::ranges::data(buf);
+    // The schedules send the contribution after the prefix has been written.
+    T* contribution = reinterpret_cast<T*>(comm.context().contribution(n * sizeof(T)));
+    if (n != 0) std::memcpy(static_cast<void*>(contribution), data, n * sizeof(T));
+    run_scan<Exclusive, true>(comm, contribution, data, n, op, alg);
+  }
+};
+
+} // namespace detail
+
+/// scan(comm, send, recv, op[, algorithm]): rank r's recv gets x0 op ... op xr
+/// element-wise, in rank order for any associative op; scan(comm, buf, op) in place.
+/// Without an algorithm: the cheapest of scan's list. Bad sizes throw
+/// std::invalid_argument before anything is written.
+/// collective: every rank must call it with the same size, op and algorithm.
+inline constexpr detail::scan_fn_base<false> scan{};
+
+/// exscan(comm, send, recv, op[, algorithm]): rank r > 0 gets x0 op ... op x(r-1); rank
+/// 0's recv is left untouched (as MPI leaves it undefined). Otherwise as scan.
+inline constexpr detail::scan_fn_base<true> exscan{};
+
+} // namespace collectives

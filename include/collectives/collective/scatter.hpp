@@ -1,0 +1,48 @@
+#pragma once
+// collectives::scatter — one-to-all personalized communication (MPI_Scatter).
+
+#include <collectives/algorithm/scatter.hpp>
+#include <collectives/collective/rooted.hpp>
+#include <collectives/collective/run.hpp>
+#include <collectives/detail/buffers.hpp>
+#include <collectives/execution/communicator.hpp>
+
+#include <cstddef>
+#include <ranges>
+
+namespace collectives {
+
+/// scatter(comm, send, recv, root[, algorithm]): block j (recv.size() elements) of the
+/// root's send goes to rank j's recv. send needs p*m elements at the root only (other
+/// ranks may pass an empty range). Without an algorithm: the cheapest of scatter's list.
+/// Bad sizes or root throw std::invalid_argument before anything is written.
+/// collective: every rank must call it with the same m, root and algorithm.
+struct scatter_fn {
+  template <communicator Comm, buffer Send, output_buffer Recv, class Root, class Alg = Automatic>
+    requires std::same_as<std::ranges::range_value_t<Send>, std::ranges::range_value_t<Recv>> &&
+             (std::integral<Root> || detail::static_root<Root>) &&
+             selectable<Alg, Collective::scatter, typename Comm::topology_type>
+  void operator()(Comm& comm, const Send& send, Recv&& recv, Root root_arg, Alg alg = {}) const
+  {
+    using T = std::ranges::range_value_t<Send>;
+    const std::size_t p = comm.size();
+    const std::size_t root = detail::checked_root<typename Comm::topology_type>(p, root_arg, "collectives::scatter");
+    const std::size_t m = std::ranges::size(recv);
+    if (comm.rank() == root && std::ranges::size(send) < p * m)
+      detail::throw_invalid_argument("collectives::scatter: the root's send range has " +
+                                     detail::to_text(std::ranges::size(send)) + " elements, needs p*m = " +
+                                     detail::to_text(p * m));
+    const Problem problem{.m = comm.words(m * sizeof(T)), .root = root};
+    const T* in = std::ranges::data(send);
+    T* out = std::ranges::data(recv);
+    const BlockLayout blocks = BlockLayout::uniform(m);
+    detail::run_algorithm<Collective::scatter, true, false>(comm, alg, problem, [&](auto a) {
+      detail::execute_call(a, comm, decltype(a)::schedule(comm.topology(), problem), in, blocks, out, blocks, blocks);
+    });
+  }
+};
+
+/// See scatter_fn.
+inline constexpr scatter_fn scatter{};
+
+} // namespace collectives
