@@ -3,7 +3,7 @@
 
 #include <collectives/algorithm/allgather.hpp>
 #include <collectives/collective/run.hpp>
-#include <collectives/detail/buffers.hpp>
+#include <collectives/collective/buffers.hpp>
 #include <collectives/detail/require.hpp>
 #include <collectives/execution/communicator.hpp>
 

@@ -4,7 +4,7 @@
 #include <collectives/algorithm/allreduce.hpp>
 #include <collectives/algorithm/operators.hpp>
 #include <collectives/collective/run.hpp>
-#include <collectives/detail/buffers.hpp>
+#include <collectives/collective/buffers.hpp>
 #include <collectives/detail/require.hpp>
 #include <collectives/execution/communicator.hpp>
 

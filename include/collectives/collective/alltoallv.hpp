@@ -8,7 +8,7 @@
 #include <collectives/algorithm/alltoall.hpp>
 #include <collectives/algorithm/alltoall/pairwise.hpp>
 #include <collectives/detail/bits.hpp>
-#include <collectives/detail/buffers.hpp>
+#include <collectives/collective/buffers.hpp>
 #include <collectives/detail/require.hpp>
 #include <collectives/execution/communicator.hpp>
 #include <collectives/execution/executor.hpp>

@@ -4,7 +4,7 @@
 #include <collectives/algorithm/scatter.hpp>
 #include <collectives/collective/rooted.hpp>
 #include <collectives/collective/run.hpp>
-#include <collectives/detail/buffers.hpp>
+#include <collectives/collective/buffers.hpp>
 #include <collectives/execution/communicator.hpp>
 
 #include <cstddef>

@@ -15,7 +15,7 @@
 
 #include <collectives/algorithm/shift.hpp>
 #include <collectives/collective/run.hpp>
-#include <collectives/detail/buffers.hpp>
+#include <collectives/collective/buffers.hpp>
 #include <collectives/detail/require.hpp>
 #include <collectives/execution/communicator.hpp>
 

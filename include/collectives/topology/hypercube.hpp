@@ -35,18 +35,11 @@ public:
 
   constexpr Hypercube() noexcept requires(D != dynamic_extent) = default;
 
-  /// A hypercube of `dims` dimensions (2^dims nodes); dims <= 63, and equal to D if static.
-  template <std::integral I>
-  constexpr explicit Hypercube(I dims)
-  {
-    detail::require(dims >= 0 && static_cast<unsigned long long>(dims) <= max_hypercube_dims,
-                    "collectives::Hypercube: the number of dimensions must be between 0 and 63");
-    if constexpr (D == dynamic_extent)
-      dims_[0] = static_cast<std::size_t>(dims);
-    else
-      detail::require(static_cast<std::size_t>(dims) == D,
-                      "collectives::Hypercube: the given number of dimensions differs from the static one");
-  }
+private:
+  // The zero-dimensional cube, the starting point of of_dims for a dynamic D.
+  constexpr Hypercube() noexcept requires(D == dynamic_extent) = default;
+
+public:
 
   /// Static -> dynamic is implicit; dynamic -> static is explicit and checked; between
   /// different static dimensions, explicit and a compile error.
@@ -62,11 +55,28 @@ public:
                       "collectives::Hypercube: converting to a static dimension that the run-time one does not match");
   }
 
-  /// The hypercube with p nodes; p must be a power of two.
+  // Named constructors only: "Hypercube<>{3}" would read as 3 nodes to some and as 3
+  // dimensions to others (Ring<>{n} and Mesh<>{r, c} take node counts).
+
+  /// The hypercube of `dims` dimensions (2^dims nodes); dims <= 63, and equal to D when D
+  /// is static. Throws std::invalid_argument otherwise (a compile error when constant).
+  static constexpr Hypercube of_dims(std::size_t dims)
+  {
+    detail::require(dims <= max_hypercube_dims,
+                    "collectives::Hypercube::of_dims: the number of dimensions must be between 0 and 63");
+    if constexpr (D != dynamic_extent)
+      detail::require(dims == D, "collectives::Hypercube::of_dims: the number of dimensions differs from the static one");
+    Hypercube h;
+    if constexpr (D == dynamic_extent) h.dims_[0] = dims;
+    return h;
+  }
+
+  /// The hypercube of p nodes; p must be a power of two (std::invalid_argument otherwise,
+  /// a compile error when constant).
   static constexpr Hypercube of_size(std::size_t p)
   {
     detail::require(p != 0 && std::has_single_bit(p), "collectives::Hypercube::of_size: p must be a power of two");
-    return Hypercube(static_cast<std::size_t>(std::countr_zero(p)));
+    return of_dims(static_cast<std::size_t>(std::countr_zero(p)));
   }
 
   constexpr std::size_t ndims() const noexcept

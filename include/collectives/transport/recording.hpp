@@ -6,6 +6,7 @@
 #include <collectives/transport/concepts.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -21,20 +22,31 @@ struct MessageRecord {
   friend constexpr bool operator==(const MessageRecord&, const MessageRecord&) = default;
 };
 
-/// Wraps endpoint E; satisfies collectives::endpoint itself.
+/// Wraps endpoint E; satisfies collectives::endpoint itself, and passes on what E offers
+/// beyond it (call numbers, step identities, combining on receipt).
 template <endpoint E>
 class RecordingEndpoint {
 public:
+  static constexpr bool combines_on_receive = combines_on_receive_v<E>;
+
   explicit RecordingEndpoint(E& inner) : inner_(&inner) {}
   std::size_t rank() const { return inner_->rank(); }
   std::size_t size() const { return inner_->size(); }
 
   void exchange(std::span<const SendRequest> sends, std::span<const RecvRequest> recvs)
   {
-    for (const auto& s : sends) log_.push_back({rank(), step_, s.peer, total_bytes(s.pieces), true});
-    for (const auto& r : recvs) log_.push_back({rank(), step_, r.peer, total_bytes(r.pieces), false});
-    ++step_;
+    note(sends, recvs);
     inner_->exchange(sends, recvs);
+  }
+  void exchange(std::span<const SendRequest> sends, std::span<const RecvRequest> recvs, const StepInfo& info)
+  {
+    note(sends, recvs);
+    detail::exchange_step(*inner_, sends, recvs, info);
+  }
+  std::uint64_t begin_call()
+    requires requires(E& e) { e.begin_call(); }
+  {
+    return inner_->begin_call();
   }
 
   /// Every message so far, in order.
@@ -48,6 +60,13 @@ public:
   }
 
 private:
+  void note(std::span<const SendRequest> sends, std::span<const RecvRequest> recvs)
+  {
+    for (const auto& s : sends) log_.push_back({rank(), step_, s.peer, total_bytes(s.pieces), true});
+    for (const auto& r : recvs) log_.push_back({rank(), step_, r.peer, total_bytes(r.pieces), false});
+    ++step_;
+  }
+
   E* inner_;
   std::vector<MessageRecord> log_;
   std::size_t step_ = 0;
