@@ -67,18 +67,16 @@ CostModel calibrated_model()
 }
 
 /// Calls f with the schedule alltoall(comm, send, recv, alg) runs on `topo` for blocks of
-/// `words` doubles: for the default, the algorithm the communicator's model (here
-/// default_cost_model) selects.
+/// `words` doubles: for the default, the algorithm the communicator's model selects.
 template <class Topo, class Alg, class F>
-void with_schedule_of(const Topo& topo, Alg, double words, F f)
+void with_schedule_of(const Topo& topo, Alg, const CostModel& default_model, double words, F f)
 {
-  if constexpr (std::same_as<Alg, alltoall_algorithm::Default>) {
-    const Selection pick = select<Collective::alltoall>(topo, default_cost_model, Problem{.m = words});
-    dispatch<Collective::alltoall, Topo>(default_candidates<Collective::alltoall>(), pick.index,
-                                         [&](auto chosen) { f(decltype(chosen)::schedule(topo)); });
-  } else {
-    f(Alg::schedule(topo));
-  }
+  const Problem problem{.m = words};
+  if constexpr (std::same_as<Alg, Automatic>)
+    with_selected<Collective::alltoall>(topo, default_model, problem,
+                                        [&](auto chosen) { f(chosen.schedule(topo, problem)); });
+  else
+    f(Alg::schedule(topo, problem));
 }
 
 /// Example 4.2 on `topo` with alltoall algorithm `alg`: transposes an n x n matrix held by
@@ -91,12 +89,14 @@ bool transpose(const char* topo_name, const Topo& topo, std::size_t n, Alg alg, 
   const std::size_t b = n / p; // rows per process, and the side of each exchanged block
   std::vector<std::vector<double>> rows_of_transpose(p);
   std::vector<double> micros(p), exchange_micros(p);
+  CostModel default_model{};
 
   threads::Team team{p};
   std::barrier ready(static_cast<std::ptrdiff_t>(p)); // start the clocks together
   team.run([&](threads::Endpoint& ep) {
     Communicator<threads::Endpoint, Topo> comm{ep, topo};
     const std::size_t r = comm.rank();
+    if (r == 0) default_model = comm.cost_model();
     // This process's rows of A: rows r*b .. r*b + b - 1, row-major b x n.
     std::vector<double> mine(b * n);
     for (std::size_t i = 0; i < b; ++i)
@@ -135,7 +135,7 @@ bool transpose(const char* topo_name, const Topo& topo, std::size_t n, Alg alg, 
   // A block is b x b doubles, and the model's word is a double.
   const double words = static_cast<double>(b * b);
   double predicted = 0;
-  with_schedule_of(topo, alg, words, [&](const auto& s) {
+  with_schedule_of(topo, alg, default_model, words, [&](const auto& s) {
     predicted = estimate(s, FullyConnected<>{p}, model, words).time * 1e6;
   });
   std::printf("  n = %3zu, p = %2zu, %-13s %-17s %s, %9.1f us; alltoall %9.1f us, predicted %7.1f us\n", n, p,

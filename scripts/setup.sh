@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   g++ clang ninja-build cmake
-  librange-v3-dev libboost-dev catch2
+  libboost-dev catch2
   libopenmpi-dev openmpi-bin
   libcli11-dev libfmt-dev libbenchmark-dev
 )

@@ -28,7 +28,8 @@ void run_allgather(Comm& comm, const T* in, T* out, std::size_t m, Alg alg)
 
 /// allgather(comm, send, recv[, algorithm]): rank r's send (m elements) becomes block r of
 /// every rank's recv (at least p*m elements). allgather(comm, buf[, algorithm]) works in
-/// place: rank r's block is block r of buf (p*m elements). Without an algorithm: the
+/// place: rank r's block is block r of buf (p*m elements). Overlapping send and recv work
+/// as if send had been copied first. Without an algorithm: the
 /// cheapest of allgather's list. Bad sizes throw std::invalid_argument before anything is
 /// written (a compile error when static). collective: every rank must call it with the
 /// same m and algorithm.
@@ -48,7 +49,9 @@ struct allgather_fn {
       detail::throw_invalid_argument("collectives::allgather: the receive range has " +
                                      detail::to_text(std::ranges::size(recv)) + " elements, needs p*m = " +
                                      detail::to_text(p * m));
-    detail::run_allgather<false>(comm, std::ranges::data(send), std::ranges::data(recv), m, alg);
+    auto* out = std::ranges::data(recv);
+    detail::run_allgather<false>(
+      comm, detail::unaliased_input(comm, std::ranges::data(send), m, out, std::ranges::size(recv)), out, m, alg);
   }
 
   template <communicator Comm, output_buffer Buf, class Alg = Automatic>

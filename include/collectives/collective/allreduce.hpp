@@ -33,7 +33,8 @@ void run_allreduce(Comm& comm, const T* in, T* out, std::size_t n, Op op, Alg al
 /// allreduce(comm, send, recv, op[, algorithm]): every rank's recv (at least send.size()
 /// elements) gets x0 op x1 op ... op x(p-1) element-wise, in rank order for any associative
 /// op; identical bits on every rank and every run. allreduce(comm, buf, op[, algorithm])
-/// works in place. Without an algorithm: the cheapest of allreduce's list (only those
+/// works in place; overlapping send and recv work as if send had been copied first.
+/// Without an algorithm: the cheapest of allreduce's list (only those
 /// the operator and in-place use allow). Bad sizes throw std::invalid_argument before
 /// anything is written. collective: every rank must call it with the same size, op and
 /// algorithm.
@@ -53,7 +54,9 @@ struct allreduce_fn {
     if (std::ranges::size(recv) < n)
       detail::throw_invalid_argument("collectives::allreduce: the receive range has " +
                                      detail::to_text(std::ranges::size(recv)) + " elements, needs " + detail::to_text(n));
-    detail::run_allreduce<false>(comm, std::ranges::data(send), std::ranges::data(recv), n, op, alg);
+    auto* out = std::ranges::data(recv);
+    detail::run_allreduce<false>(comm, detail::unaliased_input(comm, std::ranges::data(send), n, out, std::ranges::size(recv)),
+                                 out, n, op, alg);
   }
 
   template <communicator Comm, output_buffer Buf, class Op, class Alg = Automatic>

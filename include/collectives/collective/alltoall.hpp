@@ -43,7 +43,8 @@ constexpr std::size_t alltoall_block_size(const Comm& comm, const Send& send, co
 
 /// alltoall(comm, send, recv[, algorithm]): block j (m elements) of rank i's `send` becomes
 /// block i of rank j's `recv`. send holds p*m elements; recv at least p*m.
-/// Requirements: trivially copyable elements of one type; the algorithm must fit the
+/// send and recv may be the same buffer (or overlap): the call then works as if send had
+/// been copied first. Requirements: trivially copyable elements of one type; the algorithm must fit the
 /// topology (a compile error naming the algorithm and the requirement when the topology's
 /// type settles it, else std::invalid_argument). Without an algorithm: the cheapest of
 /// alltoall's list for the communicator's topology, cost model and m. Bad input throws
@@ -58,8 +59,9 @@ struct alltoall_fn {
     using T = std::ranges::range_value_t<Send>;
     const std::size_t m = detail::alltoall_block_size(comm, send, recv, "collectives::alltoall");
     const Problem problem{.m = comm.words(m * sizeof(T))};
-    const T* in = std::ranges::data(send);
     T* out = std::ranges::data(recv);
+    const T* in = detail::unaliased_input(comm, std::ranges::data(send), std::ranges::size(send), out,
+                                          std::ranges::size(recv));
     const BlockLayout blocks = BlockLayout::uniform(m);
     detail::run_algorithm<Collective::alltoall, true, false>(comm, alg, problem, [&](auto a) {
       detail::execute_call(a, comm, decltype(a)::schedule(comm.topology(), problem), in, blocks, out, blocks, blocks);

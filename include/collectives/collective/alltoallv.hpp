@@ -141,8 +141,9 @@ struct alltoallv_fn {
     // every rank knows.
     const Problem problem{.m = 0};
     const BlockLayout in = BlockLayout::counted(sc, sd), out = BlockLayout::counted(rc, rd);
-    const T* src = std::ranges::data(send);
     T* dst = std::ranges::data(recv);
+    const T* src = detail::unaliased_input(comm, std::ranges::data(send), std::ranges::size(send), dst,
+                                           std::ranges::size(recv));
     detail::run_algorithm<Collective::alltoallv, true, false>(comm, alg, problem, [&](auto a) {
       detail::execute_call(a, comm, decltype(a)::schedule(comm.topology(), problem), src, in, dst, out, BlockLayout{});
     });

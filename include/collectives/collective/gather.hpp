@@ -14,7 +14,8 @@ namespace collectives {
 
 /// gather(comm, send, recv, root[, algorithm]): rank j's send (m elements) becomes block j
 /// of the root's recv (at least p*m elements; other ranks may pass an empty range).
-/// Without an algorithm: the cheapest of gather's list. Bad sizes or root throw
+/// send and recv may overlap (as if send had been copied first). Without an algorithm:
+/// the cheapest of gather's list. Bad sizes or root throw
 /// std::invalid_argument before anything is written.
 /// collective: every rank must call it with the same m, root and algorithm.
 struct gather_fn {
@@ -33,8 +34,9 @@ struct gather_fn {
                                      detail::to_text(std::ranges::size(recv)) + " elements, needs p*m = " +
                                      detail::to_text(p * m));
     const Problem problem{.m = comm.words(m * sizeof(T)), .root = root};
-    const T* in = std::ranges::data(send);
     T* out = std::ranges::data(recv);
+    const T* in = detail::unaliased_input(comm, std::ranges::data(send), std::ranges::size(send), out,
+                                          std::ranges::size(recv));
     const BlockLayout blocks = BlockLayout::uniform(m);
     detail::run_algorithm<Collective::gather, true, false>(comm, alg, problem, [&](auto a) {
       detail::execute_call(a, comm, decltype(a)::schedule(comm.topology(), problem), in, blocks, out, blocks, blocks);

@@ -37,7 +37,8 @@ void run_reduce(Comm& comm, const T* in, T* out, std::size_t n, Op op, std::size
 
 /// reduce(comm, send, recv, op, root[, algorithm]): the root's recv (at least send.size()
 /// elements) gets x0 op x1 op ... op x(p-1) element-wise, in rank order for any associative
-/// op; other ranks' recv is not touched (it may be empty). Without an algorithm: the
+/// op; other ranks' recv is not touched (it may be empty). Overlapping send and recv
+/// work as if send had been copied first. Without an algorithm: the
 /// cheapest of reduce's list for the communicator's topology, cost model, size, root and
 /// operator. Bad input throws std::invalid_argument before anything is written.
 /// collective: every rank must call it with the same size, op, root and algorithm.
@@ -56,7 +57,9 @@ struct reduce_fn {
     if (comm.rank() == root && std::ranges::size(recv) < n)
       detail::throw_invalid_argument("collectives::reduce: the root's receive range has " +
                                      detail::to_text(std::ranges::size(recv)) + " elements, needs " + detail::to_text(n));
-    detail::run_reduce<false>(comm, std::ranges::data(send), std::ranges::data(recv), n, op, root, alg);
+    auto* out = std::ranges::data(recv);
+    const auto* in = detail::unaliased_input(comm, std::ranges::data(send), n, out, std::ranges::size(recv));
+    detail::run_reduce<false>(comm, in, out, n, op, root, alg);
   }
 
   /// In place (MPI_IN_PLACE at the root): every rank's buf is its contribution and the

@@ -49,7 +49,8 @@ std::size_t reduce_scatter_block(const Comm& comm, std::size_t n, const char* ca
 /// rank r's recv (at least m elements) gets block r reduced over all ranks, in rank order
 /// x0 op x1 op ... op x(p-1), for any associative op (commutative ones may be reordered).
 /// reduce_scatter(comm, buf, op[, algorithm]) works in place: buf holds the p blocks of
-/// this rank's contribution and its first m elements receive block r of the result.
+/// this rank's contribution and its first m elements receive block r of the result;
+/// overlapping send and recv work as if send had been copied first.
 /// Without an algorithm: the cheapest of reduce_scatter's list. Bad sizes throw
 /// std::invalid_argument before anything is written (a compile error when static).
 /// collective: every rank must call it with the same m, op and algorithm.
@@ -70,7 +71,10 @@ struct reduce_scatter_fn {
     if (std::ranges::size(recv) < m)
       detail::throw_invalid_argument("collectives::reduce_scatter: the receive range has " +
                                      detail::to_text(std::ranges::size(recv)) + " elements, needs " + detail::to_text(m));
-    detail::run_reduce_scatter<false>(comm, std::ranges::data(send), std::ranges::data(recv), m, op, alg);
+    auto* out = std::ranges::data(recv);
+    const auto* in = detail::unaliased_input(comm, std::ranges::data(send), std::ranges::size(send), out,
+                                             std::ranges::size(recv));
+    detail::run_reduce_scatter<false>(comm, in, out, m, op, alg);
   }
 
   template <communicator Comm, output_buffer Buf, class Op, class Alg = Automatic>

@@ -14,6 +14,8 @@
 
 #include <concepts>
 #include <cstddef>
+#include <cstring>
+#include <functional>
 
 namespace collectives::detail {
 
@@ -48,6 +50,22 @@ void execute_call(A, Comm& comm, const S& s, const T* in, BlockLayout in_layout,
 {
   const StepInfo info{collective_name(A::collective), A::name, comm.begin_call(), 0, s.num_steps()};
   execute(s, comm.endpoint(), comm.context(), in, in_layout, out, out_layout, scratch_layout, op, info);
+}
+
+/// The input a call runs with: `in` itself or, when it overlaps the output (the same buffer
+/// passed as both, MPI_IN_PLACE style), a copy of it in the communicator's memory. The
+/// schedules may write the output before they have read all of the input, so they must
+/// see separate buffers; with the copy, an aliased call gives the result of the same call
+/// on separate buffers. Cost: one copy of the input, only when the buffers overlap.
+template <communicator Comm, class T>
+const T* unaliased_input(Comm& comm, const T* in, std::size_t n_in, const T* out, std::size_t n_out)
+{
+  if (n_in == 0 || n_out == 0) return in;
+  const std::less<const T*> before;
+  if (!before(in, out + n_out) || !before(out, in + n_in)) return in; // disjoint
+  T* copy = reinterpret_cast<T*>(comm.context().contribution(n_in * sizeof(T)));
+  std::memcpy(static_cast<void*>(copy), in, n_in * sizeof(T));
+  return copy;
 }
 
 /// The layout of a collective's message of n elements as algorithm A cuts it for p ranks

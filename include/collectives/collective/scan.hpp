@@ -47,7 +47,9 @@ struct scan_fn_base {
     if (std::ranges::size(recv) < n)
       throw_invalid_argument(std::string(call) + ": the receive range has " + to_text(std::ranges::size(recv)) +
                              " elements, needs " + to_text(n));
-    run_scan<Exclusive, false>(comm, std::ranges::data(send), std::ranges::data(recv), n, op, alg);
+    auto* out = std::ranges::data(recv);
+    run_scan<Exclusive, false>(comm, unaliased_input(comm, std::ranges::data(send), n, out, std::ranges::size(recv)),
+                               out, n, op, alg);
   }
 
   /// In place: buf holds the contribution and receives the prefix.
@@ -70,7 +72,8 @@ struct scan_fn_base {
 } // namespace detail
 
 /// scan(comm, send, recv, op[, algorithm]): rank r's recv gets x0 op ... op xr
-/// element-wise, in rank order for any associative op; scan(comm, buf, op) in place.
+/// element-wise, in rank order for any associative op; scan(comm, buf, op) in place
+/// (overlapping send and recv work as if send had been copied first).
 /// Without an algorithm: the cheapest of scan's list. Bad sizes throw
 /// std::invalid_argument before anything is written.
 /// collective: every rank must call it with the same size, op and algorithm.

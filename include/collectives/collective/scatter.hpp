@@ -14,7 +14,8 @@ namespace collectives {
 
 /// scatter(comm, send, recv, root[, algorithm]): block j (recv.size() elements) of the
 /// root's send goes to rank j's recv. send needs p*m elements at the root only (other
-/// ranks may pass an empty range). Without an algorithm: the cheapest of scatter's list.
+/// ranks may pass an empty range); send and recv may overlap (as if send had been copied
+/// first). Without an algorithm: the cheapest of scatter's list.
 /// Bad sizes or root throw std::invalid_argument before anything is written.
 /// collective: every rank must call it with the same m, root and algorithm.
 struct scatter_fn {
@@ -33,8 +34,9 @@ struct scatter_fn {
                                      detail::to_text(std::ranges::size(send)) + " elements, needs p*m = " +
                                      detail::to_text(p * m));
     const Problem problem{.m = comm.words(m * sizeof(T)), .root = root};
-    const T* in = std::ranges::data(send);
     T* out = std::ranges::data(recv);
+    const T* in = detail::unaliased_input(comm, std::ranges::data(send), std::ranges::size(send), out,
+                                          std::ranges::size(recv));
     const BlockLayout blocks = BlockLayout::uniform(m);
     detail::run_algorithm<Collective::scatter, true, false>(comm, alg, problem, [&](auto a) {
       detail::execute_call(a, comm, decltype(a)::schedule(comm.topology(), problem), in, blocks, out, blocks, blocks);

@@ -29,7 +29,7 @@ namespace collectives {
 /// with shift_algorithm::hypercube_sf, of the node q places further along the Gray-code
 /// ring instead (see the top of this header).
 /// Requirements: send and recv hold the same number m of trivially copyable elements of one
-/// type and do not overlap; m and q are the same on every rank; the algorithm fits the
+/// type (the same buffer works: as if send had been copied first); m and q are the same on every rank; the algorithm fits the
 /// topology (mesh: a 2-D mesh or torus, a compile error otherwise; hypercube_sf: p a power
 /// of two, a compile error when p is static, else std::invalid_argument). Without an
 /// algorithm: the cheapest of shift's list. Bad sizes throw std::invalid_argument (a
@@ -51,8 +51,8 @@ struct shift_fn {
                                      " elements but the receive range has " +
                                      detail::to_text(std::ranges::size(recv)) + "; they must be equal");
     const Problem problem{.m = comm.words(m * sizeof(T)), .q = q};
-    const T* in = std::ranges::data(send);
     T* out = std::ranges::data(recv);
+    const T* in = detail::unaliased_input(comm, std::ranges::data(send), m, out, m);
     const BlockLayout block = BlockLayout::uniform(m);
     detail::run_algorithm<Collective::shift, true, false>(comm, alg, problem, [&](auto a) {
       detail::execute_call(a, comm, decltype(a)::schedule(comm.topology(), problem), in, block, out, block, block);

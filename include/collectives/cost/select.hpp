@@ -115,6 +115,21 @@ constexpr Selection select(const T& topo, const CostModel& model, const Problem&
   return select(algorithms<C>, topo, model, problem);
 }
 
+/// Calls f(tag) with the algorithm of C that select() picks for `problem` on `topo` under
+/// `model` (f is instantiated only for the algorithms topology type T allows), e.g. to get
+/// the schedule a collective called without an algorithm runs:
+///   with_selected<Collective::alltoall>(topo, model, problem,
+///                                       [&](auto alg) { verify(alg.schedule(topo, problem)); });
+/// Returns the selection (its index counts those algorithms only).
+template <Collective C, topology T, class F>
+Selection with_selected(const T& topo, const CostModel& model, const Problem& problem, F&& f)
+{
+  constexpr auto candidates = detail::candidates_for<C, T>();
+  const Selection pick = select(candidates, topo, model, problem);
+  visit_algorithm(candidates, pick.index, f);
+  return pick;
+}
+
 // ---------------------------------------------------------------------------------------
 // Crossovers
 // ---------------------------------------------------------------------------------------
