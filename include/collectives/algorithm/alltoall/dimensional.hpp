@@ -51,8 +51,7 @@ namespace collectives {
 
 /// Dimension-by-dimension alltoall on a product topology (Mesh<R, C>, Torus<Z...>,
 /// Hypercube<D>) with at least two dimensions: a ring alltoall of super-blocks along each
-/// dimension in turn. Requirements: ndims() >= 2 (a compile error when the type fixes
-/// ndims, std::invalid_argument otherwise); ranks numbered mixed-radix in routing order
+/// dimension in turn. Requirements: ndims() >= 2 (std::invalid_argument otherwise); ranks numbered mixed-radix in routing order
 /// (stride(route_dim(0)) == 1, each next stride the product of the extents before), as
 /// Torus and Hypercube number them. Steps: sum over dimensions of (z_i - 1).
 /// Scratch: p (with two or more non-trivial dimensions) plus one or two halves of

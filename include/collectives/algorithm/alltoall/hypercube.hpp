@@ -72,9 +72,8 @@ constexpr std::size_t swap_bits(std::size_t x, std::size_t a, std::size_t b)
   return x ^ ((diff << a) | (diff << b));
 }
 
-/// What both hypercube alltoall schedules share: a topology of p = 2^n ranks (checked:
-/// std::invalid_argument naming `call` at run time; the derived constructors
-/// static_assert a static size), n, and the local copy of the own block.
+/// What both hypercube alltoall schedules share: p = 2^n ranks (checked:
+/// std::invalid_argument naming `call`), n, and the local copy of the own block.
 class HypercubeAlltoall {
 public:
   constexpr std::size_t size() const { return p_; }
@@ -100,8 +99,7 @@ private:
 
 /// Standard exchange: n = log p steps; in step i every rank sends the p/2 blocks whose
 /// destination differs from it in bit i, as one message, to rank XOR 2^i (the same slot
-/// indices come back). Requirements: p a power of two (checked: a compile error naming
-/// the call for static sizes, std::invalid_argument otherwise).
+/// indices come back). Requirements: p a power of two (std::invalid_argument otherwise).
 /// Cost (one-port, on Q_n): log p (t_s + t_w m p/2), plus t_r m p/2 per step for the local
 /// rearrangement (load, staging moves, store). Scratch: p + p/2 blocks (p for p = 4).
 class StandardExchangeSchedule : public detail::HypercubeAlltoall {

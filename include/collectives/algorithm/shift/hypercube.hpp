@@ -64,7 +64,7 @@ struct GrayShiftOp {
 /// Store-and-forward Gray-code q-shift (see the top of this header; implements GrayShiftOp).
 /// Shifts the shorter way by step count: forward by q or backward by p - q, one phase per
 /// set bit, highest first; a phase takes 2 steps (bit 0: 1 step). p must be a power of two
-/// (compile error when static, std::invalid_argument otherwise). One scratch block.
+/// (std::invalid_argument otherwise). One scratch block.
 /// Cost (one-port, SF): (t_s + t_w m)(2 popcount(q) - (q mod 2)) <= (t_s + t_w m)(2 log p - 1).
 class ShiftHypercubeSfSchedule {
 public:

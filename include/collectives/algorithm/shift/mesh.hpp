@@ -23,8 +23,8 @@
 namespace collectives {
 
 /// Mesh q-shift: min(b, C - b) row hops, one compensation hop for the columns 0..b-1 when
-/// b != 0 and R > 1, then min(a, R - a) column hops (q mod p = a*C + b). Needs a 2-D mesh or
-/// torus (a compile error otherwise). Cost (one-port): (t_s + t_w m)(2 floor(sqrt p / 2) + 1)
+/// b != 0 and R > 1, then min(a, R - a) column hops (q mod p = a*C + b), on a rows x cols
+/// mesh or torus with ranks row-major. Cost (one-port): (t_s + t_w m)(2 floor(sqrt p / 2) + 1)
 /// at most on a square mesh.
 class ShiftMeshSchedule {
 public:
