@@ -9,7 +9,7 @@
 #include <collectives/execution/communicator.hpp>
 
 #include <cstddef>
-#include <ranges>
+#include <span>
 
 namespace collectives {
 

@@ -16,7 +16,7 @@
 #include <algorithm>
 #include <concepts>
 #include <cstddef>
-#include <ranges>
+#include <span>
 #include <string>
 #include <utility>
 #include <type_traits>

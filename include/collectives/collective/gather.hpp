@@ -8,7 +8,7 @@
 #include <collectives/execution/communicator.hpp>
 
 #include <cstddef>
-#include <ranges>
+#include <span>
 
 namespace collectives {
 

@@ -11,7 +11,7 @@
 
 #include <cstddef>
 #include <cstring>
-#include <ranges>
+#include <span>
 
 namespace collectives {
 

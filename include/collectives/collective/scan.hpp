@@ -10,7 +10,7 @@
 
 #include <cstddef>
 #include <cstring>
-#include <ranges>
+#include <span>
 #include <string>
 
 namespace collectives {
