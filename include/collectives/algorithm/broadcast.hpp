@@ -18,7 +18,13 @@ using collectives::automatic;
 /// broadcast's algorithms, in order of preference on a cost tie.
 template <>
 struct algorithm_list<Collective::broadcast> {
-  static constexpr auto value = boost::hana::make_tuple(broadcast_algorithm::binomial, broadcast_algorithm::hypercube, broadcast_algorithm::dimensional, broadcast_algorithm::ring, broadcast_algorithm::scatter_allgather);
+  static constexpr auto value = boost::hana::make_tuple(
+    broadcast_algorithm::binomial,
+    broadcast_algorithm::hypercube,
+    broadcast_algorithm::dimensional,
+    broadcast_algorithm::ring,
+    broadcast_algorithm::scatter_allgather
+  );
 };
 
 } // namespace collectives

@@ -17,7 +17,12 @@ using collectives::automatic;
 /// gather's algorithms, in order of preference on a cost tie.
 template <>
 struct algorithm_list<Collective::gather> {
-  static constexpr auto value = boost::hana::make_tuple(gather_algorithm::binomial, gather_algorithm::hypercube, gather_algorithm::dimensional, gather_algorithm::ring);
+  static constexpr auto value = boost::hana::make_tuple(
+    gather_algorithm::binomial,
+    gather_algorithm::hypercube,
+    gather_algorithm::dimensional,
+    gather_algorithm::ring
+  );
 };
 
 } // namespace collectives

@@ -18,7 +18,13 @@ using collectives::automatic;
 /// reduce's algorithms, in order of preference on a cost tie.
 template <>
 struct algorithm_list<Collective::reduce> {
-  static constexpr auto value = boost::hana::make_tuple(reduce_algorithm::binomial, reduce_algorithm::hypercube, reduce_algorithm::dimensional, reduce_algorithm::ring, reduce_algorithm::reduce_scatter_gather);
+  static constexpr auto value = boost::hana::make_tuple(
+    reduce_algorithm::binomial,
+    reduce_algorithm::hypercube,
+    reduce_algorithm::dimensional,
+    reduce_algorithm::ring,
+    reduce_algorithm::reduce_scatter_gather
+  );
 };
 
 } // namespace collectives

@@ -17,7 +17,12 @@ using collectives::automatic;
 /// scatter's algorithms, in order of preference on a cost tie.
 template <>
 struct algorithm_list<Collective::scatter> {
-  static constexpr auto value = boost::hana::make_tuple(scatter_algorithm::binomial, scatter_algorithm::hypercube, scatter_algorithm::dimensional, scatter_algorithm::ring);
+  static constexpr auto value = boost::hana::make_tuple(
+    scatter_algorithm::binomial,
+    scatter_algorithm::hypercube,
+    scatter_algorithm::dimensional,
+    scatter_algorithm::ring
+  );
 };
 
 } // namespace collectives
