@@ -3,6 +3,7 @@
 
 #include <collectives/algorithm/algorithm.hpp>
 #include <collectives/algorithm/broadcast/ring.hpp>
+#include <collectives/algorithm/broadcast/ring_staggered.hpp>
 #include <collectives/algorithm/broadcast/scatter_allgather.hpp>
 #include <collectives/algorithm/broadcast/tree.hpp>
 
@@ -23,7 +24,8 @@ struct algorithm_list<Collective::broadcast> {
     broadcast_algorithm::hypercube,
     broadcast_algorithm::dimensional,
     broadcast_algorithm::ring,
-    broadcast_algorithm::scatter_allgather
+    broadcast_algorithm::scatter_allgather,
+    broadcast_algorithm::ring_staggered
   );
 };
 

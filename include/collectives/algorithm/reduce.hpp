@@ -3,6 +3,7 @@
 
 #include <collectives/algorithm/algorithm.hpp>
 #include <collectives/algorithm/reduce/ring.hpp>
+#include <collectives/algorithm/reduce/ring_staggered.hpp>
 #include <collectives/algorithm/reduce/scatter_gather.hpp>
 #include <collectives/algorithm/reduce/tree.hpp>
 
@@ -23,7 +24,8 @@ struct algorithm_list<Collective::reduce> {
     reduce_algorithm::hypercube,
     reduce_algorithm::dimensional,
     reduce_algorithm::ring,
-    reduce_algorithm::reduce_scatter_gather
+    reduce_algorithm::reduce_scatter_gather,
+    reduce_algorithm::ring_staggered
   );
 };
 

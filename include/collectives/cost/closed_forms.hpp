@@ -812,6 +812,45 @@ constexpr double shift_hypercube_sf_hypercube(const CostModel& c, std::size_t p,
 }
 
 // ---------------------------------------------------------------------------------------
+// The seeds' algorithms added by issue 11: the store-and-forward ring broadcast with its
+// directions one step apart, one ring phase per dimension, the split hypercube broadcast
+// and the pipelined mesh scatter and gather (and their reduce and gather duals).
+// ---------------------------------------------------------------------------------------
+
+namespace detail_cf {
+/// Steps of the staggered ring broadcast (and reduce) on a ring of z: ceil(z/2), 0 for z = 1.
+constexpr double staggered_steps(std::size_t z) { return detail::cf_d(z <= 1 ? 0 : (z + 1) / 2); }
+/// The staggered reduce: `steps` chain steps, each combining an arrival, the contribution
+/// loaded first, and a message over `extra` hops from rank 0 to the root (0: none).
+constexpr Terms staggered_reduce(double steps, double m, double extra)
+{
+  return messages(steps, m, 1) + local_words(m * (1 + steps)) + extra_to_root(m, extra);
+}
+} // namespace detail_cf
+
+/// BroadcastStaggeredSchedule(ring_shape) on a ring, any root: ceil(p/2)(t_s + t_w m + t_h),
+/// one-port and all-port alike (no rank sends twice in a step); with t_h = 0 the seed's SF
+/// cell (t_s + t_w m) ceil(p/2) (p >= 2).
+constexpr double broadcast_ring_staggered_ring(const CostModel& c, std::size_t p, double m)
+{
+  detail_cf::check(p, m);
+  return evaluate(messages(detail_cf::staggered_steps(p), m, 1), c);
+}
+
+/// ReduceStaggeredSchedule(ring_shape) on a ring: the dual of
+/// broadcast_ring_staggered_ring, ceil(p/2)(t_s + t_w m + t_h + t_r m) + t_r m (every
+/// chain step combines an arrival, step 0 loads the contribution), + a message from rank 0
+/// over its ring distance to the root when the operator is not commutative.
+constexpr double reduce_ring_staggered_ring(const CostModel& c, std::size_t p, double m, std::size_t root = 0,
+                                            bool commutative = true)
+{
+  detail_cf::check(p, m);
+  detail::require(root < p, "collectives::closed_form: the root is not a rank");
+  const double extra = commutative ? 0 : detail::cf_d(detail::cf_ring_dist(root, p));
+  return evaluate(detail_cf::staggered_reduce(detail_cf::staggered_steps(p), m, extra), c);
+}
+
+// ---------------------------------------------------------------------------------------
 // The seeds' own formulas
 // ---------------------------------------------------------------------------------------
 
