@@ -2,6 +2,7 @@
 // The algorithms of broadcast (one-to-all broadcast), one file each, and the collective's one list of them.
 
 #include <collectives/algorithm/algorithm.hpp>
+#include <collectives/algorithm/broadcast/dimensional_ring.hpp>
 #include <collectives/algorithm/broadcast/ring.hpp>
 #include <collectives/algorithm/broadcast/ring_staggered.hpp>
 #include <collectives/algorithm/broadcast/scatter_allgather.hpp>
@@ -25,7 +26,8 @@ struct algorithm_list<Collective::broadcast> {
     broadcast_algorithm::dimensional,
     broadcast_algorithm::ring,
     broadcast_algorithm::scatter_allgather,
-    broadcast_algorithm::ring_staggered
+    broadcast_algorithm::ring_staggered,
+    broadcast_algorithm::dimensional_ring
   );
 };
 

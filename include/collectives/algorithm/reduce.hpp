@@ -2,6 +2,7 @@
 // The algorithms of reduce (all-to-one reduction), one file each, and the collective's one list of them.
 
 #include <collectives/algorithm/algorithm.hpp>
+#include <collectives/algorithm/reduce/dimensional_ring.hpp>
 #include <collectives/algorithm/reduce/ring.hpp>
 #include <collectives/algorithm/reduce/ring_staggered.hpp>
 #include <collectives/algorithm/reduce/scatter_gather.hpp>
@@ -25,7 +26,8 @@ struct algorithm_list<Collective::reduce> {
     reduce_algorithm::dimensional,
     reduce_algorithm::ring,
     reduce_algorithm::reduce_scatter_gather,
-    reduce_algorithm::ring_staggered
+    reduce_algorithm::ring_staggered,
+    reduce_algorithm::dimensional_ring
   );
 };
 

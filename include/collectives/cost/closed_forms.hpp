@@ -850,6 +850,40 @@ constexpr double reduce_ring_staggered_ring(const CostModel& c, std::size_t p, d
   return evaluate(detail_cf::staggered_reduce(detail_cf::staggered_steps(p), m, extra), c);
 }
 
+namespace detail_cf {
+/// The staggered ring's steps summed over the dimensions of a product topology.
+template <product_topology T>
+constexpr double staggered_steps(const T& topo)
+{
+  double steps = 0;
+  for (std::size_t i = 0; i < topo.ndims(); ++i) steps += staggered_steps(topo.extent(i));
+  return steps;
+}
+} // namespace detail_cf
+
+/// BroadcastStaggeredSchedule(topology_shape) on a product topology, any root:
+/// sum_i ceil(z_i/2)(t_s + t_w m + t_h); on a square mesh the seed's SF
+/// 2(t_s + t_w m) ceil(sqrt(p)/2), on a cube 3(t_s + t_w m) ceil(p^(1/3)/2).
+template <product_topology T>
+constexpr double broadcast_dimensional_ring(const CostModel& c, const T& topo, double m)
+{
+  detail_cf::check(topo.size(), m);
+  return evaluate(messages(detail_cf::staggered_steps(topo), m, 1), c);
+}
+
+/// ReduceStaggeredSchedule(topology_shape) on a product topology: sum_i ceil(z_i/2)
+/// (t_s + t_w m + t_h + t_r m) + t_r m, + a message from rank 0 to the root (its hop
+/// distance) when the operator is not commutative.
+template <product_topology T>
+constexpr double reduce_dimensional_ring(const CostModel& c, const T& topo, double m, std::size_t root = 0,
+                                         bool commutative = true)
+{
+  detail_cf::check(topo.size(), m);
+  detail::require(root < topo.size(), "collectives::closed_form: the root is not a rank");
+  const double extra = commutative ? 0 : detail::cf_d(topo.distance(0, root));
+  return evaluate(detail_cf::staggered_reduce(detail_cf::staggered_steps(topo), m, extra), c);
+}
+
 // ---------------------------------------------------------------------------------------
 // The seeds' own formulas
 // ---------------------------------------------------------------------------------------
@@ -977,6 +1011,15 @@ constexpr double hypercube_alltoall_work_bound(const CostModel& c, std::size_t p
 {
   detail_cf::check_pow2(p, m);
   return c.t_w * m * (detail::cf_d(p) - 1) / 2;
+}
+
+/// Seed 001, store-and-forward one-to-all broadcast on a d-dimensional mesh of side z
+/// (a ring per dimension): d (t_s + t_w m) ceil(z/2) (the seed's 2-D and 3-D cells,
+/// 2(t_s + t_w m) ceil(sqrt(p)/2) and 3(t_s + t_w m) ceil(p^(1/3)/2)).
+constexpr double mesh_broadcast_sf(const CostModel& c, std::size_t dims, std::size_t z, double m)
+{
+  detail_cf::check(z, m);
+  return detail::cf_d(dims) * (c.t_s + c.t_w * m) * detail::cf_d((z + 1) / 2);
 }
 
 } // namespace seed
