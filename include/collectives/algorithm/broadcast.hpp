@@ -6,6 +6,7 @@
 #include <collectives/algorithm/broadcast/ring.hpp>
 #include <collectives/algorithm/broadcast/ring_staggered.hpp>
 #include <collectives/algorithm/broadcast/scatter_allgather.hpp>
+#include <collectives/algorithm/broadcast/scatter_allgather_hypercube.hpp>
 #include <collectives/algorithm/broadcast/tree.hpp>
 
 #include <boost/hana/tuple.hpp>
@@ -27,7 +28,8 @@ struct algorithm_list<Collective::broadcast> {
     broadcast_algorithm::ring,
     broadcast_algorithm::scatter_allgather,
     broadcast_algorithm::ring_staggered,
-    broadcast_algorithm::dimensional_ring
+    broadcast_algorithm::dimensional_ring,
+    broadcast_algorithm::scatter_allgather_hypercube
   );
 };
 

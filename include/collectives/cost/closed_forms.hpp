@@ -884,6 +884,25 @@ constexpr double reduce_dimensional_ring(const CostModel& c, const T& topo, doub
   return evaluate(detail_cf::staggered_reduce(detail_cf::staggered_steps(topo), m, extra), c);
 }
 
+/// broadcast_scatter_allgather_hypercube_schedule on a hypercube, any root: the vector in
+/// p pieces, scattered down the hypercube tree then all-gathered by recursive doubling,
+/// every message one link: 2 log p (t_s + t_h) + 2 t_w m (p - 1)/p; with t_h = 0 seed
+/// 001's split broadcast exactly (seed::split_broadcast).
+constexpr double broadcast_scatter_allgather_hypercube_hypercube(const CostModel& c, std::size_t p, double m)
+{
+  detail_cf::check_pow2(p, m);
+  const double n = detail::cf_d(detail::floor_log2(p)), P = detail::cf_d(p), b = m / P;
+  return evaluate(Terms{2 * n, 2 * b * (P - 1), 2 * b * (P - 1), 2 * n, 0}, c);
+}
+
+/// reduce_scatter_gather_hypercube_schedule on a hypercube, any root and operator:
+/// 2 log p (t_s + t_h) + 2 t_w m (p - 1)/p + t_r m (what reduce_scatter_gather_hypercube
+/// gives for root 0: the hypercube tree's gather crosses one link per message from any root).
+constexpr double reduce_scatter_gather_hypercube_hypercube(const CostModel& c, std::size_t p, double m)
+{
+  return reduce_scatter_gather_hypercube(c, p, m);
+}
+
 // ---------------------------------------------------------------------------------------
 // The seeds' own formulas
 // ---------------------------------------------------------------------------------------
@@ -1011,6 +1030,16 @@ constexpr double hypercube_alltoall_work_bound(const CostModel& c, std::size_t p
 {
   detail_cf::check_pow2(p, m);
   return c.t_w * m * (detail::cf_d(p) - 1) / 2;
+}
+
+/// Seed 001, one-to-all broadcast on a hypercube with the message split (scatter, then
+/// all-to-all broadcast: "t_s log p + t_w (m/p)(p - 1)" each): 2(t_s log p +
+/// t_w m (p - 1)/p), which the seed rounds to 2(t_s log p + t_w m).
+constexpr double split_broadcast(const CostModel& c, std::size_t p, double m)
+{
+  detail_cf::check_pow2(p, m);
+  const double lg = detail::cf_d(detail::floor_log2(p)), P = detail::cf_d(p);
+  return 2 * (c.t_s * lg + c.t_w * (m / P) * (P - 1));
 }
 
 /// Seed 001, store-and-forward one-to-all broadcast on a d-dimensional mesh of side z
