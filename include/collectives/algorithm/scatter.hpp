@@ -2,6 +2,7 @@
 // The algorithms of scatter (one-to-all personalized), one file each, and the collective's one list of them.
 
 #include <collectives/algorithm/algorithm.hpp>
+#include <collectives/algorithm/scatter/dimensional_ring.hpp>
 #include <collectives/algorithm/scatter/ring.hpp>
 #include <collectives/algorithm/scatter/tree.hpp>
 
@@ -21,7 +22,8 @@ struct algorithm_list<Collective::scatter> {
     scatter_algorithm::binomial,
     scatter_algorithm::hypercube,
     scatter_algorithm::dimensional,
-    scatter_algorithm::ring
+    scatter_algorithm::ring,
+    scatter_algorithm::dimensional_ring
   );
 };
 

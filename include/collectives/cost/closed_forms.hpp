@@ -903,6 +903,19 @@ constexpr double reduce_scatter_gather_hypercube_hypercube(const CostModel& c, s
   return reduce_scatter_gather_hypercube(c, p, m);
 }
 
+/// ScatterPipelineSchedule / GatherPipelineSchedule (topology_shape) on a product
+/// topology, any root: a ring pipeline of super-blocks per dimension, every message one
+/// link: sum_i (z_i - 1)(t_s + t_h) + t_w m (p - 1) + t_r m (the own block, copied once);
+/// with t_h = 0 on a square mesh the seed's 2 t_s (sqrt(p) - 1) + t_w m (p - 1), under
+/// store-and-forward as under cut-through. Gather costs the same.
+template <product_topology T>
+constexpr double scatter_dimensional_ring(const CostModel& c, const T& topo, double m)
+{
+  // The all-to-all broadcast's phases and messages exactly (seed 001: "complexity
+  // (1 -> all personalized) = complexity (all -> all BC)"), its own block placed once.
+  return allgather_dimensional(c, topo, m);
+}
+
 // ---------------------------------------------------------------------------------------
 // The seeds' own formulas
 // ---------------------------------------------------------------------------------------
