@@ -2,8 +2,11 @@
 // The algorithms of broadcast (one-to-all broadcast), one file each, and the collective's one list of them.
 
 #include <collectives/algorithm/algorithm.hpp>
+#include <collectives/algorithm/broadcast/dimensional_ring.hpp>
 #include <collectives/algorithm/broadcast/ring.hpp>
+#include <collectives/algorithm/broadcast/ring_staggered.hpp>
 #include <collectives/algorithm/broadcast/scatter_allgather.hpp>
+#include <collectives/algorithm/broadcast/scatter_allgather_hypercube.hpp>
 #include <collectives/algorithm/broadcast/tree.hpp>
 
 #include <boost/hana/tuple.hpp>
@@ -18,7 +21,16 @@ using collectives::automatic;
 /// broadcast's algorithms, in order of preference on a cost tie.
 template <>
 struct algorithm_list<Collective::broadcast> {
-  static constexpr auto value = boost::hana::make_tuple(broadcast_algorithm::binomial, broadcast_algorithm::hypercube, broadcast_algorithm::dimensional, broadcast_algorithm::ring, broadcast_algorithm::scatter_allgather);
+  static constexpr auto value = boost::hana::make_tuple(
+    broadcast_algorithm::binomial,
+    broadcast_algorithm::hypercube,
+    broadcast_algorithm::dimensional,
+    broadcast_algorithm::ring,
+    broadcast_algorithm::scatter_allgather,
+    broadcast_algorithm::ring_staggered,
+    broadcast_algorithm::dimensional_ring,
+    broadcast_algorithm::scatter_allgather_hypercube
+  );
 };
 
 } // namespace collectives

@@ -2,6 +2,7 @@
 // The algorithms of gather (all-to-one personalized), one file each, and the collective's one list of them.
 
 #include <collectives/algorithm/algorithm.hpp>
+#include <collectives/algorithm/gather/dimensional_ring.hpp>
 #include <collectives/algorithm/gather/ring.hpp>
 #include <collectives/algorithm/gather/tree.hpp>
 
@@ -17,7 +18,13 @@ using collectives::automatic;
 /// gather's algorithms, in order of preference on a cost tie.
 template <>
 struct algorithm_list<Collective::gather> {
-  static constexpr auto value = boost::hana::make_tuple(gather_algorithm::binomial, gather_algorithm::hypercube, gather_algorithm::dimensional, gather_algorithm::ring);
+  static constexpr auto value = boost::hana::make_tuple(
+    gather_algorithm::binomial,
+    gather_algorithm::hypercube,
+    gather_algorithm::dimensional,
+    gather_algorithm::ring,
+    gather_algorithm::dimensional_ring
+  );
 };
 
 } // namespace collectives

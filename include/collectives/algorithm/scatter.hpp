@@ -2,6 +2,7 @@
 // The algorithms of scatter (one-to-all personalized), one file each, and the collective's one list of them.
 
 #include <collectives/algorithm/algorithm.hpp>
+#include <collectives/algorithm/scatter/dimensional_ring.hpp>
 #include <collectives/algorithm/scatter/ring.hpp>
 #include <collectives/algorithm/scatter/tree.hpp>
 
@@ -17,7 +18,13 @@ using collectives::automatic;
 /// scatter's algorithms, in order of preference on a cost tie.
 template <>
 struct algorithm_list<Collective::scatter> {
-  static constexpr auto value = boost::hana::make_tuple(scatter_algorithm::binomial, scatter_algorithm::hypercube, scatter_algorithm::dimensional, scatter_algorithm::ring);
+  static constexpr auto value = boost::hana::make_tuple(
+    scatter_algorithm::binomial,
+    scatter_algorithm::hypercube,
+    scatter_algorithm::dimensional,
+    scatter_algorithm::ring,
+    scatter_algorithm::dimensional_ring
+  );
 };
 
 } // namespace collectives

@@ -812,6 +812,111 @@ constexpr double shift_hypercube_sf_hypercube(const CostModel& c, std::size_t p,
 }
 
 // ---------------------------------------------------------------------------------------
+// The seeds' algorithms added by issue 11: the store-and-forward ring broadcast with its
+// directions one step apart, one ring phase per dimension, the split hypercube broadcast
+// and the pipelined mesh scatter and gather (and their reduce and gather duals).
+// ---------------------------------------------------------------------------------------
+
+namespace detail_cf {
+/// Steps of the staggered ring broadcast (and reduce) on a ring of z: ceil(z/2), 0 for z = 1.
+constexpr double staggered_steps(std::size_t z) { return detail::cf_d(z <= 1 ? 0 : (z + 1) / 2); }
+/// The staggered reduce: `steps` chain steps, each combining an arrival, the contribution
+/// loaded first, and a message over `extra` hops from rank 0 to the root (0: none).
+constexpr Terms staggered_reduce(double steps, double m, double extra)
+{
+  return messages(steps, m, 1) + local_words(m * (1 + steps)) + extra_to_root(m, extra);
+}
+} // namespace detail_cf
+
+/// BroadcastStaggeredSchedule(ring_shape) on a ring, any root: ceil(p/2)(t_s + t_w m + t_h),
+/// one-port and all-port alike (no rank sends twice in a step); with t_h = 0 the seed's SF
+/// cell (t_s + t_w m) ceil(p/2) (p >= 2).
+constexpr double broadcast_ring_staggered_ring(const CostModel& c, std::size_t p, double m)
+{
+  detail_cf::check(p, m);
+  return evaluate(messages(detail_cf::staggered_steps(p), m, 1), c);
+}
+
+/// ReduceStaggeredSchedule(ring_shape) on a ring: the dual of
+/// broadcast_ring_staggered_ring, ceil(p/2)(t_s + t_w m + t_h + t_r m) + t_r m (every
+/// chain step combines an arrival, step 0 loads the contribution), + a message from rank 0
+/// over its ring distance to the root when the operator is not commutative.
+constexpr double reduce_ring_staggered_ring(const CostModel& c, std::size_t p, double m, std::size_t root = 0,
+                                            bool commutative = true)
+{
+  detail_cf::check(p, m);
+  detail::require(root < p, "collectives::closed_form: the root is not a rank");
+  const double extra = commutative ? 0 : detail::cf_d(detail::cf_ring_dist(root, p));
+  return evaluate(detail_cf::staggered_reduce(detail_cf::staggered_steps(p), m, extra), c);
+}
+
+namespace detail_cf {
+/// The staggered ring's steps summed over the dimensions of a product topology.
+template <product_topology T>
+constexpr double staggered_steps(const T& topo)
+{
+  double steps = 0;
+  for (std::size_t i = 0; i < topo.ndims(); ++i) steps += staggered_steps(topo.extent(i));
+  return steps;
+}
+} // namespace detail_cf
+
+/// BroadcastStaggeredSchedule(topology_shape) on a product topology, any root:
+/// sum_i ceil(z_i/2)(t_s + t_w m + t_h); on a square mesh the seed's SF
+/// 2(t_s + t_w m) ceil(sqrt(p)/2), on a cube 3(t_s + t_w m) ceil(p^(1/3)/2).
+template <product_topology T>
+constexpr double broadcast_dimensional_ring(const CostModel& c, const T& topo, double m)
+{
+  detail_cf::check(topo.size(), m);
+  return evaluate(messages(detail_cf::staggered_steps(topo), m, 1), c);
+}
+
+/// ReduceStaggeredSchedule(topology_shape) on a product topology: sum_i ceil(z_i/2)
+/// (t_s + t_w m + t_h + t_r m) + t_r m, + a message from rank 0 to the root (its hop
+/// distance) when the operator is not commutative.
+template <product_topology T>
+constexpr double reduce_dimensional_ring(const CostModel& c, const T& topo, double m, std::size_t root = 0,
+                                         bool commutative = true)
+{
+  detail_cf::check(topo.size(), m);
+  detail::require(root < topo.size(), "collectives::closed_form: the root is not a rank");
+  const double extra = commutative ? 0 : detail::cf_d(topo.distance(0, root));
+  return evaluate(detail_cf::staggered_reduce(detail_cf::staggered_steps(topo), m, extra), c);
+}
+
+/// broadcast_scatter_allgather_hypercube_schedule on a hypercube, any root: the vector in
+/// p pieces, scattered down the hypercube tree then all-gathered by recursive doubling,
+/// every message one link: 2 log p (t_s + t_h) + 2 t_w m (p - 1)/p; with t_h = 0 seed
+/// 001's split broadcast exactly (seed::split_broadcast).
+constexpr double broadcast_scatter_allgather_hypercube_hypercube(const CostModel& c, std::size_t p, double m)
+{
+  detail_cf::check_pow2(p, m);
+  const double n = detail::cf_d(detail::floor_log2(p)), P = detail::cf_d(p), b = m / P;
+  return evaluate(Terms{2 * n, 2 * b * (P - 1), 2 * b * (P - 1), 2 * n, 0}, c);
+}
+
+/// reduce_scatter_gather_hypercube_schedule on a hypercube, any root and operator:
+/// 2 log p (t_s + t_h) + 2 t_w m (p - 1)/p + t_r m (what reduce_scatter_gather_hypercube
+/// gives for root 0: the hypercube tree's gather crosses one link per message from any root).
+constexpr double reduce_scatter_gather_hypercube_hypercube(const CostModel& c, std::size_t p, double m)
+{
+  return reduce_scatter_gather_hypercube(c, p, m);
+}
+
+/// ScatterPipelineSchedule / GatherPipelineSchedule (topology_shape) on a product
+/// topology, any root: a ring pipeline of super-blocks per dimension, every message one
+/// link: sum_i (z_i - 1)(t_s + t_h) + t_w m (p - 1) + t_r m (the own block, copied once);
+/// with t_h = 0 on a square mesh the seed's 2 t_s (sqrt(p) - 1) + t_w m (p - 1), under
+/// store-and-forward as under cut-through. Gather costs the same.
+template <product_topology T>
+constexpr double scatter_dimensional_ring(const CostModel& c, const T& topo, double m)
+{
+  // The all-to-all broadcast's phases and messages exactly (seed 001: "complexity
+  // (1 -> all personalized) = complexity (all -> all BC)"), its own block placed once.
+  return allgather_dimensional(c, topo, m);
+}
+
+// ---------------------------------------------------------------------------------------
 // The seeds' own formulas
 // ---------------------------------------------------------------------------------------
 
@@ -938,6 +1043,25 @@ constexpr double hypercube_alltoall_work_bound(const CostModel& c, std::size_t p
 {
   detail_cf::check_pow2(p, m);
   return c.t_w * m * (detail::cf_d(p) - 1) / 2;
+}
+
+/// Seed 001, one-to-all broadcast on a hypercube with the message split (scatter, then
+/// all-to-all broadcast: "t_s log p + t_w (m/p)(p - 1)" each): 2(t_s log p +
+/// t_w m (p - 1)/p), which the seed rounds to 2(t_s log p + t_w m).
+constexpr double split_broadcast(const CostModel& c, std::size_t p, double m)
+{
+  detail_cf::check_pow2(p, m);
+  const double lg = detail::cf_d(detail::floor_log2(p)), P = detail::cf_d(p);
+  return 2 * (c.t_s * lg + c.t_w * (m / P) * (P - 1));
+}
+
+/// Seed 001, store-and-forward one-to-all broadcast on a d-dimensional mesh of side z
+/// (a ring per dimension): d (t_s + t_w m) ceil(z/2) (the seed's 2-D and 3-D cells,
+/// 2(t_s + t_w m) ceil(sqrt(p)/2) and 3(t_s + t_w m) ceil(p^(1/3)/2)).
+constexpr double mesh_broadcast_sf(const CostModel& c, std::size_t dims, std::size_t z, double m)
+{
+  detail_cf::check(z, m);
+  return detail::cf_d(dims) * (c.t_s + c.t_w * m) * detail::cf_d((z + 1) / 2);
 }
 
 } // namespace seed
