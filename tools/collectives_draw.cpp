@@ -81,7 +81,8 @@ int run(const T& topo, const std::string& label, const Settings& s)
     out << d->svg();
     out.close();
     if (!out) throw std::runtime_error("collectives-draw: cannot write " + s.svg);
-    std::printf("wrote %s (%zu steps)\n", s.svg.c_str(), d->picture.steps.size());
+    const std::size_t steps = d->picture.steps.size();
+    std::printf("wrote %s (%zu step%s)\n", s.svg.c_str(), steps, steps == 1 ? "" : "s");
   }
   return 0;
 }

@@ -121,13 +121,14 @@ Panel make_panel(const T& topo, const CostModel& model, const Problem& problem, 
   const double step = std::log10(m_max / m_min) / (points - 1);
   for (int i = 0; i < points; ++i) {
     const double m = m_min * std::pow(10.0, step * i);
-    for (const auto& [name, report] : evaluate_all<C>(topo, model, problem, m)) {
-      auto it = std::find_if(panel.series.begin(), panel.series.end(), [&](const Series& x) { return x.name == name; });
+    for (const auto& line : evaluate_all<C>(topo, model, problem, m)) {
+      auto it = std::find_if(panel.series.begin(), panel.series.end(),
+                             [&](const Series& x) { return x.name == line.first; });
       if (it == panel.series.end()) {
-        panel.series.push_back(Series{name, {}, {}});
+        panel.series.push_back(Series{line.first, {}, {}});
         it = std::prev(panel.series.end());
       }
-      it->points.emplace_back(m, report.time);
+      it->points.emplace_back(m, line.second.time);
     }
     Problem pr = problem;
     pr.m = m;

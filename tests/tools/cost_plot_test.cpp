@@ -43,7 +43,7 @@ void check_panel(const Topo& topo, const CostModel& model, const Problem& proble
       covered_to = to;
       Problem pr = problem;
       pr.m = std::sqrt(from * to);
-      CHECK(e.at("data-algorithm") == std::string(select<C>(topo, model, pr).name));
+      CHECK(e.at("data-algorithm") == std::string(tools::selected<C>(topo, model, pr).name));
     }
   });
   CHECK(covered_to == Approx(hi).epsilon(1e-5));

@@ -1,7 +1,7 @@
 #pragma once
 // Where collectives-draw puts the nodes, as the seeds do: a ring (and a fully connected
 // network) on a circle, a mesh as a grid whose wraparound links leave one edge and come
-// back at the other, a 3-D torus as grids side by side, a hypercube as the seeds' cube
+// back at the other, a 3-D torus as grids one behind the other, a hypercube as the seeds' cube
 // projection (dimension 0 across, 1 up, 2 in depth; a 4-cube is two cubes side by side).
 
 #include <collectives/topology/concepts.hpp>
@@ -134,7 +134,7 @@ Layout layout_of(const T& topo)
       const double s = 140;
       const std::size_t rows = topo.extent(nd - 2), cols = topo.extent(nd - 1);
       const std::size_t layers = nd == 3 ? topo.extent(0) : 1;
-      const Point layer_step{static_cast<double>(cols) * s + 0.9 * s, 0.35 * s};
+      const Point layer_step{0.42 * s, -0.36 * s}; // depth, as the hypercube's third dimension
       for (std::size_t r = 0; r < p; ++r) {
         const std::size_t c = topo.coord(r, nd - 1), row = topo.coord(r, nd - 2), layer = nd == 3 ? topo.coord(r, 0) : 0;
         l.nodes.push_back({static_cast<double>(c) * s + static_cast<double>(layer) * layer_step.x,
@@ -148,7 +148,6 @@ Layout layout_of(const T& topo)
         const double n = std::hypot(layer_step.x, layer_step.y);
         l.add_wrapping_dim(layers, topo.stride(0), {layer_step.x / n, layer_step.y / n});
       }
-      (void)layers;
     } else {
       l = detail::circle(p);
     }
