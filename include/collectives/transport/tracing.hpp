@@ -373,8 +373,10 @@ inline std::string Trace::chrome_json(const std::vector<const Trace*>& traces)
           const std::string id = std::to_string(++flow_id);
           const std::string info = ",\"args\":{\"from\":" + std::to_string(r) + ",\"to\":" + std::to_string(ev.peer) +
                                    ",\"bytes\":" + std::to_string(ev.bytes) + "," + args + "}";
-          emit("{\"name\":\"message\",\"cat\":\"message\",\"ph\":\"s\",\"id\":" + id + ",\"ts\":" + trace_us(b) +
-               where + info + "}");
+          // Just inside the start of the sender's slice, so viewers bind it to that slice.
+          const std::uint64_t start = b + (e > b + 1 ? 1 : 0);
+          emit("{\"name\":\"message\",\"cat\":\"message\",\"ph\":\"s\",\"id\":" + id + ",\"ts\":" +
+               trace_us(start) + where + info + "}");
           const std::uint64_t end = it->second - origin;
           emit("{\"name\":\"message\",\"cat\":\"message\",\"ph\":\"f\",\"bp\":\"e\",\"id\":" + id +
                ",\"ts\":" + trace_us(end) + ",\"pid\":" + pid + ",\"tid\":" + std::to_string(ev.peer) + info + "}");
