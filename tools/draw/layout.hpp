@@ -99,8 +99,9 @@ inline Layout circle(std::size_t p)
 
 inline Layout cube(std::size_t dims)
 {
-  // Offsets of dimensions 0..5: across, up, in depth, then copies of the 3-cube.
-  static constexpr Point offset[] = {{160, 0}, {0, -160}, {85, -70}, {380, 0}, {0, 340}, {800, 0}};
+  // Offsets of dimensions 0..5: across, up, in depth, then copies of the 3-cube, shifted
+  // off the axes so that links between copies miss the nodes in between.
+  static constexpr Point offset[] = {{160, 0}, {0, -160}, {85, -70}, {400, 90}, {90, 360}, {860, 160}};
   Layout l;
   const std::size_t p = std::size_t{1} << dims;
   for (std::size_t r = 0; r < p; ++r) {
