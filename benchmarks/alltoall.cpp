@@ -57,12 +57,12 @@ inline unsigned char pattern(std::size_t r, std::size_t j, std::size_t e)
 /// One rank's alltoall of p blocks of m bytes with algorithm `tag` on `topo`.
 template <class Topo, class Tag>
 struct AlltoallCall {
-  Communicator<threads::Endpoint, Topo> comm;
+  Communicator<BenchEndpoint, Topo> comm;
   Tag tag;
   std::size_t m;
   std::vector<unsigned char> send, recv;
 
-  AlltoallCall(threads::Endpoint& ep, const Topo& topo, Tag t, std::size_t m_)
+  AlltoallCall(BenchEndpoint& ep, const Topo& topo, Tag t, std::size_t m_)
     : comm(ep, topo), tag(t), m(m_), send(topo.size() * m_), recv(topo.size() * m_)
   {
     const std::size_t p = topo.size();
@@ -127,6 +127,9 @@ int main(int argc, char** argv)
   bool all_correct = true;
   std::vector<std::string> skipped;
   const auto sizes = message_sizes(settings, {});
+  std::size_t listed = 0;
+  std::apply([&](const auto&... e) { ((listed += selected(settings.only, e.tag.name) ? 1 : 0), ...); }, algorithms);
+  Progress progress(settings.ps.size() * sizes.size() * listed);
   for (std::size_t p : settings.ps) {
     threads::Team team{p};
     for (std::size_t m : sizes) {
@@ -134,6 +137,7 @@ int main(int argc, char** argv)
       auto run_entry = [&](const auto& e) {
         using Tag = std::remove_cvref_t<decltype(e.tag)>;
         if (!selected(settings.only, Tag::name)) return;
+        const std::size_t before = progress.done();
         const bool done = on_first_topology(e, p, [&](const auto& topo) {
           using Topo = std::remove_cvref_t<decltype(topo)>;
           if constexpr (requires { Tag::schedule(topo); }) {
@@ -142,15 +146,18 @@ int main(int argc, char** argv)
             } catch (const std::invalid_argument&) {
               return false;
             }
-            const CellResult c = measure(team, settings, [&](threads::Endpoint& ep) {
-              return AlltoallCall<Topo, Tag>(ep, topo, e.tag, m);
-            });
+            const std::string cell = "alltoall " + std::string(Tag::name) + " on " + describe(topo) + ", p = " +
+                                     std::to_string(p) + ", " + size_text(m) + " B";
+            progress.start(cell);
+            const CellResult c = measure(
+              team, settings, [&](BenchEndpoint& ep) { return AlltoallCall<Topo, Tag>(ep, topo, e.tag, m); }, cell);
             rows.push_back(Row{"alltoall", Tag::name, describe(topo), p, m, c});
             return true;
           } else {
             return false;
           }
         });
+        if (progress.done() == before) progress.skip();
         if (!done && m == sizes.front()) skipped.push_back(std::string(Tag::name) + " (p=" + std::to_string(p) + ")");
       };
       std::apply([&](const auto&... e) { (run_entry(e), ...); }, algorithms);

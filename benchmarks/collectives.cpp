@@ -117,12 +117,12 @@ inline std::size_t doubles(std::size_t m)
 /// What every call holds: its communicator, where it stands, and its roofline copy.
 template <class Topo>
 struct CallBase {
-  Communicator<threads::Endpoint, Topo> comm;
+  Communicator<BenchEndpoint, Topo> comm;
   std::size_t p, r;
   Params prm;
   RooflineCopy roof;
 
-  CallBase(threads::Endpoint& ep, const Topo& topo, const Params& params, std::size_t roof_bytes)
+  CallBase(BenchEndpoint& ep, const Topo& topo, const Params& params, std::size_t roof_bytes)
     : comm(ep, topo), p(topo.size()), r(ep.rank()), prm(params), roof(roof_bytes)
   {
   }
@@ -137,7 +137,7 @@ struct BroadcastCall : CallBase<Topo> {
   Tag tag;
   std::vector<unsigned char> buf;
 
-  BroadcastCall(threads::Endpoint& ep, const Topo& topo, Tag t, const Params& prm)
+  BroadcastCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& prm)
     : CallBase<Topo>(ep, topo, prm, ep.rank() == prm.root ? 0 : prm.m), tag(t), buf(prm.m)
   {
     for (std::size_t e = 0; e < buf.size(); ++e)
@@ -158,7 +158,7 @@ struct ReduceCall : CallBase<Topo> {
   Tag tag;
   std::vector<double> send, recv;
 
-  ReduceCall(threads::Endpoint& ep, const Topo& topo, Tag t, const Params& prm)
+  ReduceCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& prm)
     : CallBase<Topo>(ep, topo, prm, ep.rank() == prm.root ? doubles(prm.m) * sizeof(double) : 0), tag(t),
       send(doubles(prm.m)), recv(doubles(prm.m), -1.0)
   {
@@ -180,7 +180,7 @@ struct AllreduceCall : CallBase<Topo> {
   Tag tag;
   std::vector<double> send, recv;
 
-  AllreduceCall(threads::Endpoint& ep, const Topo& topo, Tag t, const Params& prm)
+  AllreduceCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& prm)
     : CallBase<Topo>(ep, topo, prm, doubles(prm.m) * sizeof(double)), tag(t), send(doubles(prm.m)),
       recv(doubles(prm.m), -1.0)
   {
@@ -202,7 +202,7 @@ struct ReduceScatterCall : CallBase<Topo> {
   std::size_t n;
   std::vector<double> send, recv;
 
-  ReduceScatterCall(threads::Endpoint& ep, const Topo& topo, Tag t, const Params& prm)
+  ReduceScatterCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& prm)
     : CallBase<Topo>(ep, topo, prm, (topo.size() - 1) * doubles(prm.m) * sizeof(double)), tag(t),
       n(doubles(prm.m)), send(topo.size() * n), recv(n, -1.0)
   {
@@ -223,7 +223,7 @@ struct ScanCall : CallBase<Topo> {
   Tag tag;
   std::vector<double> send, recv;
 
-  ScanCall(threads::Endpoint& ep, const Topo& topo, Tag t, const Params& prm)
+  ScanCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& prm)
     : CallBase<Topo>(ep, topo, prm, Exclusive && ep.rank() == 0 ? 0 : doubles(prm.m) * sizeof(double)), tag(t),
       send(doubles(prm.m)), recv(doubles(prm.m), -1.0)
   {
@@ -254,7 +254,7 @@ struct AllgatherCall : CallBase<Topo> {
   Tag tag;
   std::vector<unsigned char> send, recv;
 
-  AllgatherCall(threads::Endpoint& ep, const Topo& topo, Tag t, const Params& prm)
+  AllgatherCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& prm)
     : CallBase<Topo>(ep, topo, prm, topo.size() * prm.m), tag(t), send(prm.m), recv(topo.size() * prm.m)
   {
     for (std::size_t e = 0; e < prm.m; ++e) send[e] = pattern(this->r, 0, e);
@@ -278,7 +278,7 @@ struct ScatterCall : CallBase<Topo> {
   Tag tag;
   std::vector<unsigned char> send, recv;
 
-  ScatterCall(threads::Endpoint& ep, const Topo& topo, Tag t, const Params& prm)
+  ScatterCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& prm)
     : CallBase<Topo>(ep, topo, prm, prm.m), tag(t), send(ep.rank() == prm.root ? topo.size() * prm.m : 0),
       recv(prm.m)
   {
@@ -302,7 +302,7 @@ struct GatherCall : CallBase<Topo> {
   Tag tag;
   std::vector<unsigned char> send, recv;
 
-  GatherCall(threads::Endpoint& ep, const Topo& topo, Tag t, const Params& prm)
+  GatherCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& prm)
     : CallBase<Topo>(ep, topo, prm, ep.rank() == prm.root ? topo.size() * prm.m : 0), tag(t), send(prm.m),
       recv(ep.rank() == prm.root ? topo.size() * prm.m : 0)
   {
@@ -342,7 +342,7 @@ struct AlltoallvCall : CallBase<Topo> {
     for (std::size_t i = 0; i < p; ++i) total += v_count(m, i, r);
     return total;
   }
-  AlltoallvCall(threads::Endpoint& ep, const Topo& topo, Tag t, const Params& prm)
+  AlltoallvCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& prm)
     : CallBase<Topo>(ep, topo, prm, received(topo.size(), prm.m, ep.rank())), tag(t), sc(this->p), sd(this->p),
       rc(this->p), rd(this->p)
   {
@@ -379,7 +379,7 @@ struct ShiftCall : CallBase<Topo> {
   std::size_t from; // the rank whose block arrives here: r - q mod p
   std::vector<unsigned char> send, recv;
 
-  ShiftCall(threads::Endpoint& ep, const Topo& topo, Tag t, const Params& prm)
+  ShiftCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& prm)
     : CallBase<Topo>(ep, topo, prm, prm.m), tag(t), from(source(topo.size(), ep.rank(), prm.q)), send(prm.m),
       recv(prm.m)
   {
@@ -406,11 +406,11 @@ struct ShiftCall : CallBase<Topo> {
 /// counter by every rank; after the k-th, every rank must see at least k*p increments.
 template <class Topo, class Tag>
 struct BarrierCall {
-  Communicator<threads::Endpoint, Topo> comm;
+  Communicator<BenchEndpoint, Topo> comm;
   Tag tag;
   std::shared_ptr<std::atomic<std::size_t>> arrivals;
 
-  BarrierCall(threads::Endpoint& ep, const Topo& topo, Tag t, const Params& prm)
+  BarrierCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& prm)
     : comm(ep, topo), tag(t), arrivals(prm.arrivals)
   {
   }
@@ -456,6 +456,9 @@ struct Run {
   bool all_correct = true;
   std::vector<std::string> skipped;
   std::vector<std::vector<Row>> groups; // for the summary
+  bool counting = false;                // only count the cells (for the progress display)
+  std::size_t cells = 0;
+  Progress* progress = nullptr;
 };
 
 /// Measures every selected algorithm of `sp` for every p and size, and prints its rows.
@@ -464,6 +467,12 @@ void bench_collective(Run& run, const Spec<Call, Entries>& sp)
 {
   if (!selected(run.collectives, sp.name)) return;
   const Settings& s = run.settings;
+  if (run.counting) {
+    std::size_t listed = 0;
+    std::apply([&](const auto&... e) { ((listed += selected(s.only, e.tag.name) ? 1 : 0), ...); }, sp.entries);
+    run.cells += s.ps.size() * (sp.sized ? run.sizes.size() : 1) * listed;
+    return;
+  }
   for (std::size_t p : s.ps) {
     threads::Team team{p};
     const std::vector<std::size_t> sizes = sp.sized ? run.sizes : std::vector<std::size_t>{0};
@@ -472,15 +481,19 @@ void bench_collective(Run& run, const Spec<Call, Entries>& sp)
       auto run_entry = [&](const auto& e) {
         using Tag = std::remove_cvref_t<decltype(e.tag)>;
         if (!selected(s.only, Tag::name)) return;
+        const std::size_t before = run.progress->done();
         const bool done = on_first_topology(e, p, [&](const auto& topo) {
           using Topo = std::remove_cvref_t<decltype(topo)>;
+          const std::string cell = std::string(sp.name) + " " + Tag::name + " on " + describe(topo) + ", p = " +
+                                   std::to_string(p) + (sp.sized ? ", " + size_text(m) + " B" : "");
+          run.progress->start(cell);
           Params prm;
           prm.m = m;
           prm.q = run.shift_q;
           prm.arrivals = std::make_shared<std::atomic<std::size_t>>(0);
           try {
             const CellResult c =
-              measure(team, s, [&](threads::Endpoint& ep) { return Call<Topo, Tag>(ep, topo, e.tag, prm); });
+              measure(team, s, [&](BenchEndpoint& ep) { return Call<Topo, Tag>(ep, topo, e.tag, prm); }, cell);
             rows.push_back(Row{sp.name, Tag::name, describe(topo), p, m, c});
           } catch (const std::invalid_argument& err) {
             // Thrown by every rank before any message (an algorithm that does not fit).
@@ -490,6 +503,7 @@ void bench_collective(Run& run, const Spec<Call, Entries>& sp)
           }
           return true;
         });
+        if (run.progress->done() == before) run.progress->skip();
         if (!done && m == sizes.front())
           run.skipped.push_back(std::string(sp.name) + "/" + Tag::name + " (p=" + std::to_string(p) +
                                 "): no listed topology fits");
@@ -566,102 +580,114 @@ int main(int argc, char** argv)
               s.batches, s.min_time_ms, s.median ? "median" : "mean", run.shift_q);
   print_header(run.style);
 
-  namespace rooted = collectives::rooted_algorithm;
-  {
-    namespace alg = collectives::broadcast_algorithm;
-    bench_collective(run, spec<BroadcastCall>("broadcast", std::tuple{
-                                                               entry<Kind::ring>(alg::binomial),
-                                                               entry<Kind::hypercube>(alg::hypercube),
-                                                               entry<Kind::mesh>(alg::dimensional),
-                                                               entry<Kind::ring>(alg::ring),
-                                                               entry<Kind::ring>(alg::scatter_allgather),
-                                                               entry<Kind::ring>(alg::automatic),
-                                                           }));
-  }
-  {
-    namespace alg = collectives::reduce_algorithm;
-    bench_collective(run, spec<ReduceCall>("reduce", std::tuple{
-                                                         entry<Kind::ring>(alg::binomial),
-                                                         entry<Kind::hypercube>(alg::hypercube),
-                                                         entry<Kind::mesh>(alg::dimensional),
+  // Every collective's cells; run twice: once to count them, once to measure.
+  auto all = [&] {
+    namespace rooted = collectives::rooted_algorithm;
+    {
+      namespace alg = collectives::broadcast_algorithm;
+      bench_collective(run, spec<BroadcastCall>("broadcast", std::tuple{
+                                                                 entry<Kind::ring>(alg::binomial),
+                                                                 entry<Kind::hypercube>(alg::hypercube),
+                                                                 entry<Kind::mesh>(alg::dimensional),
+                                                                 entry<Kind::ring>(alg::ring),
+                                                                 entry<Kind::ring>(alg::scatter_allgather),
+                                                                 entry<Kind::ring>(alg::automatic),
+                                                             }));
+    }
+    {
+      namespace alg = collectives::reduce_algorithm;
+      bench_collective(run, spec<ReduceCall>("reduce", std::tuple{
+                                                           entry<Kind::ring>(alg::binomial),
+                                                           entry<Kind::hypercube>(alg::hypercube),
+                                                           entry<Kind::mesh>(alg::dimensional),
+                                                           entry<Kind::ring>(alg::ring),
+                                                           entry<Kind::ring>(alg::reduce_scatter_gather),
+                                                           entry<Kind::ring>(alg::automatic),
+                                                       }));
+    }
+    {
+      namespace alg = collectives::allgather_algorithm;
+      bench_collective(run, spec<AllgatherCall>("allgather", std::tuple{
+                                                                 entry<Kind::ring>(alg::ring),
+                                                                 entry<Kind::hypercube>(alg::recursive_doubling),
+                                                                 entry<Kind::ring>(alg::bruck),
+                                                                 entry<Kind::mesh>(alg::dimensional),
+                                                                 entry<Kind::ring>(alg::automatic),
+                                                             }));
+    }
+    {
+      namespace alg = collectives::reduce_scatter_algorithm;
+      bench_collective(run, spec<ReduceScatterCall>("reduce_scatter", std::tuple{
+                                                                          entry<Kind::hypercube>(alg::recursive_halving),
+                                                                          entry<Kind::ring>(alg::ring),
+                                                                          entry<Kind::ring>(alg::pairwise),
+                                                                          entry<Kind::mesh>(alg::dimensional),
+                                                                          entry<Kind::ring>(alg::automatic),
+                                                                      }));
+    }
+    {
+      namespace alg = collectives::allreduce_algorithm;
+      bench_collective(run, spec<AllreduceCall>("allreduce", std::tuple{
+                                                                 entry<Kind::ring>(alg::recursive_doubling),
+                                                                 entry<Kind::ring>(alg::rabenseifner),
+                                                                 entry<Kind::ring>(alg::ring),
+                                                                 entry<Kind::ring>(alg::reduce_broadcast),
+                                                                 entry<Kind::ring>(alg::automatic),
+                                                             }));
+    }
+    {
+      namespace alg = collectives::scan_algorithm;
+      const auto scans = std::tuple{
+        entry<Kind::hypercube>(alg::hypercube),
+        entry<Kind::ring>(alg::ring),
+        entry<Kind::ring>(alg::recursive_doubling),
+      };
+      bench_collective(run, spec<InclusiveScanCall>("scan", scans));
+      bench_collective(run, spec<ExclusiveScanCall>("exscan", scans));
+    }
+    {
+      const auto personalized = std::tuple{
+        entry<Kind::ring>(rooted::binomial),
+        entry<Kind::hypercube>(rooted::hypercube),
+        entry<Kind::ring>(rooted::ring),
+        entry<Kind::mesh>(rooted::dimensional),
+      };
+      bench_collective(run, spec<ScatterCall>("scatter", personalized));
+      bench_collective(run, spec<GatherCall>("gather", personalized));
+    }
+    {
+      namespace alg = collectives::barrier_algorithm;
+      bench_collective(run, spec<BarrierCall>("barrier",
+                                              std::tuple{
+                                                entry<Kind::ring>(alg::dissemination),
+                                                entry<Kind::ring>(alg::allreduce),
+                                              },
+                                              false));
+    }
+    {
+      namespace alg = collectives::alltoall_algorithm;
+      bench_collective(run, spec<AlltoallvCall>("alltoallv", std::tuple{
+                                                                 entry<Kind::ring>(alg::pairwise),
+                                                                 entry<Kind::hypercube>(alg::pairwise_xor),
+                                                             }));
+    }
+    {
+      namespace alg = collectives::shift_algorithm;
+      bench_collective(run, spec<ShiftCall>("shift", std::tuple{
                                                          entry<Kind::ring>(alg::ring),
-                                                         entry<Kind::ring>(alg::reduce_scatter_gather),
-                                                         entry<Kind::ring>(alg::automatic),
+                                                         entry<Kind::mesh>(alg::mesh),
+                                                         entry<Kind::ring>(alg::direct),
                                                      }));
-  }
+    }
+  };
+  run.counting = true;
+  all();
+  run.counting = false;
   {
-    namespace alg = collectives::allgather_algorithm;
-    bench_collective(run, spec<AllgatherCall>("allgather", std::tuple{
-                                                               entry<Kind::ring>(alg::ring),
-                                                               entry<Kind::hypercube>(alg::recursive_doubling),
-                                                               entry<Kind::ring>(alg::bruck),
-                                                               entry<Kind::mesh>(alg::dimensional),
-                                                               entry<Kind::ring>(alg::automatic),
-                                                           }));
-  }
-  {
-    namespace alg = collectives::reduce_scatter_algorithm;
-    bench_collective(run, spec<ReduceScatterCall>("reduce_scatter", std::tuple{
-                                                                        entry<Kind::hypercube>(alg::recursive_halving),
-                                                                        entry<Kind::ring>(alg::ring),
-                                                                        entry<Kind::ring>(alg::pairwise),
-                                                                        entry<Kind::mesh>(alg::dimensional),
-                                                                        entry<Kind::ring>(alg::automatic),
-                                                                    }));
-  }
-  {
-    namespace alg = collectives::allreduce_algorithm;
-    bench_collective(run, spec<AllreduceCall>("allreduce", std::tuple{
-                                                               entry<Kind::ring>(alg::recursive_doubling),
-                                                               entry<Kind::ring>(alg::rabenseifner),
-                                                               entry<Kind::ring>(alg::ring),
-                                                               entry<Kind::ring>(alg::reduce_broadcast),
-                                                               entry<Kind::ring>(alg::automatic),
-                                                           }));
-  }
-  {
-    namespace alg = collectives::scan_algorithm;
-    const auto scans = std::tuple{
-      entry<Kind::hypercube>(alg::hypercube),
-      entry<Kind::ring>(alg::ring),
-      entry<Kind::ring>(alg::recursive_doubling),
-    };
-    bench_collective(run, spec<InclusiveScanCall>("scan", scans));
-    bench_collective(run, spec<ExclusiveScanCall>("exscan", scans));
-  }
-  {
-    const auto personalized = std::tuple{
-      entry<Kind::ring>(rooted::binomial),
-      entry<Kind::hypercube>(rooted::hypercube),
-      entry<Kind::ring>(rooted::ring),
-      entry<Kind::mesh>(rooted::dimensional),
-    };
-    bench_collective(run, spec<ScatterCall>("scatter", personalized));
-    bench_collective(run, spec<GatherCall>("gather", personalized));
-  }
-  {
-    namespace alg = collectives::barrier_algorithm;
-    bench_collective(run, spec<BarrierCall>("barrier",
-                                            std::tuple{
-                                              entry<Kind::ring>(alg::dissemination),
-                                              entry<Kind::ring>(alg::allreduce),
-                                            },
-                                            false));
-  }
-  {
-    namespace alg = collectives::alltoall_algorithm;
-    bench_collective(run, spec<AlltoallvCall>("alltoallv", std::tuple{
-                                                               entry<Kind::ring>(alg::pairwise),
-                                                               entry<Kind::hypercube>(alg::pairwise_xor),
-                                                           }));
-  }
-  {
-    namespace alg = collectives::shift_algorithm;
-    bench_collective(run, spec<ShiftCall>("shift", std::tuple{
-                                                       entry<Kind::ring>(alg::ring),
-                                                       entry<Kind::mesh>(alg::mesh),
-                                                       entry<Kind::ring>(alg::direct),
-                                                   }));
+    Progress progress(run.cells);
+    run.progress = &progress;
+    all();
+    run.progress = nullptr;
   }
 
   print_summary(run);

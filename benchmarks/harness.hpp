@@ -26,8 +26,15 @@
 // "% roofline" is the median over batches of the roofline batch's time over the time of
 // the collective batch just before it (so it is not quite the ratio of the two printed
 // medians); "roof B" is the bytes of the busiest rank.
+//
+// On a terminal the programs show which cell runs and how many are left (Progress; off
+// when stdout is not a terminal, so files and pipes get the table alone). With
+// COLLECTIVES_TRACE=file.json every cell's warm-up calls are traced (TracingEndpoint)
+// into that file, one process per cell, for Perfetto / chrome://tracing; the timed
+// iterations never are.
 
 #include <collectives/collectives.hpp>
+#include <collectives/transport/tracing.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -40,6 +47,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -54,6 +62,9 @@
 #if defined(__linux__)
 #include <pthread.h>
 #include <sched.h>
+#endif
+#if defined(__unix__)
+#include <unistd.h>
 #endif
 
 namespace bench {
@@ -336,6 +347,114 @@ private:
 };
 
 // ---------------------------------------------------------------------------------------
+// Progress on the terminal
+
+/// A one-line display of the cell being measured and how many are left, redrawn in place
+/// on stdout when stdout is a terminal (and nothing otherwise). Rows printed by
+/// print_row clear it first. One at a time per program.
+class Progress {
+public:
+  /// `total`: the cells the program will go through (measured or skipped).
+  explicit Progress(std::size_t total) : total_(total), on_(stdout_is_terminal())
+  {
+    active() = this;
+  }
+  ~Progress()
+  {
+    clear();
+    active() = nullptr;
+  }
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
+
+  /// Shows that cell `what` starts.
+  void start(const std::string& what)
+  {
+    ++done_;
+    if (!on_) return;
+    std::printf("\r\033[K[cell %zu/%zu, %zu left] %s", done_, total_, total_ > done_ ? total_ - done_ : 0,
+                what.c_str());
+    std::fflush(stdout);
+    shown_ = true;
+  }
+  /// Counts a cell that does not run (its algorithm does not fit).
+  void skip() { ++done_; }
+  /// Erases the line (before anything else is printed).
+  void clear()
+  {
+    if (!shown_) return;
+    std::printf("\r\033[K");
+    std::fflush(stdout);
+    shown_ = false;
+  }
+  std::size_t done() const { return done_; }
+
+  /// The program's Progress, if any (print_row clears it).
+  static Progress*& active()
+  {
+    static Progress* p = nullptr;
+    return p;
+  }
+  static bool stdout_is_terminal()
+  {
+#if defined(__unix__)
+    return isatty(fileno(stdout)) != 0;
+#else
+    return false;
+#endif
+  }
+
+private:
+  std::size_t total_, done_ = 0;
+  bool on_, shown_ = false;
+};
+
+/// Clears the active Progress line, if one is shown.
+inline void clear_progress()
+{
+  if (Progress* p = Progress::active()) p->clear();
+}
+
+// ---------------------------------------------------------------------------------------
+// Traces (COLLECTIVES_TRACE)
+
+/// The endpoint every benchmark call runs on: the threads transport behind a
+/// TracingEndpoint that records only while measure() traces a cell's warm-up (otherwise
+/// it forwards; one branch per step).
+using BenchEndpoint = TracingEndpoint<threads::Endpoint>;
+
+/// The traces of the program's cells, written to COLLECTIVES_TRACE after each cell.
+class TraceSink {
+public:
+  static TraceSink& instance()
+  {
+    static TraceSink sink;
+    return sink;
+  }
+  bool enabled() const { return !file_.empty(); }
+  /// A new trace for a cell of p ranks called `label`.
+  Trace& add(std::size_t p, const std::string& label)
+  {
+    traces_.push_back(std::make_unique<Trace>(p, label));
+    return *traces_.back();
+  }
+  /// Rewrites the file with every trace so far (a program stopped midway leaves a
+  /// readable file).
+  void write() const
+  {
+    std::vector<const Trace*> all;
+    for (const auto& t : traces_) all.push_back(t.get());
+    Trace::write_file(file_, all);
+  }
+  const std::string& file() const { return file_; }
+
+private:
+  TraceSink() : file_(trace_file_from_environment()) {}
+  std::string file_;
+  std::vector<std::unique_ptr<Trace>> traces_;
+};
+
+// ---------------------------------------------------------------------------------------
 // The timing protocol. The collective and its memcpy roofline are timed in the same team
 // run, batch after batch in turn, so a busy moment of the (shared) machine slows both.
 
@@ -349,12 +468,21 @@ struct CellResult {
   bool correct = true; // the call's result, checked after the warm-up
 };
 
-/// Runs on every rank of `team`: make(ep) returns the rank's call, an object with run()
-/// (one call of the collective) and check() (true when the last run's result is right;
-/// every rank calls it at the same point, so it may itself communicate), and optionally
-/// roofline() (this rank's copies that stand for one call) with roofline_bytes().
+/// A trace of p ranks that nothing records into (when COLLECTIVES_TRACE is unset).
+inline Trace& idle_trace(std::size_t p)
+{
+  static std::vector<std::unique_ptr<Trace>> idle(65);
+  if (!idle.at(p)) idle[p] = std::make_unique<Trace>(p);
+  return *idle[p];
+}
+
+/// Runs on every rank of `team`: make(ep) returns the rank's call (ep: a BenchEndpoint),
+/// an object with run() (one call of the collective) and check() (true when the last
+/// run's result is right; every rank calls it at the same point, so it may itself
+/// communicate), and optionally roofline() (this rank's copies that stand for one call)
+/// with roofline_bytes(). `label` names the cell in the trace (COLLECTIVES_TRACE).
 template <class Make>
-CellResult measure(threads::Team& team, const Settings& s, Make make)
+CellResult measure(threads::Team& team, const Settings& s, Make make, const std::string& label = "cell")
 {
   const std::size_t p = team.size();
   const std::size_t max_n = s.max_iterations;
@@ -366,9 +494,14 @@ CellResult measure(threads::Team& team, const Settings& s, Make make)
   std::atomic<std::size_t> roof_bytes{0};
   CellResult result;
 
-  team.run([&](threads::Endpoint& ep) {
-    const std::size_t r = ep.rank();
+  TraceSink& sink = TraceSink::instance();
+  Trace& trace = sink.enabled() ? sink.add(p, label) : idle_trace(p);
+
+  team.run([&](threads::Endpoint& raw) {
+    const std::size_t r = raw.rank();
     place_thread(r, p, s.pin);
+    BenchEndpoint ep(raw, trace);
+    ep.set_enabled(sink.enabled()); // the warm-up only
     auto call = make(ep);
     using Call = decltype(call);
     constexpr bool has_roofline = requires(Call& c) { c.roofline(); };
@@ -444,6 +577,7 @@ CellResult measure(threads::Team& team, const Settings& s, Make make)
 
     batch(2, collective, false); // warm-up: page in buffers, grow the executor's vectors
     if (!call.check()) wrong.store(true);
+    ep.set_enabled(false);
     if constexpr (has_roofline) {
       for (std::size_t b = call.roofline_bytes(), seen = roof_bytes.load(); b > seen;)
         if (roof_bytes.compare_exchange_weak(seen, b)) break;
@@ -477,6 +611,7 @@ CellResult measure(threads::Team& team, const Settings& s, Make make)
   });
   result.correct = !wrong.load();
   result.roofline_bytes = roof_bytes.load();
+  if (sink.enabled()) sink.write();
   return result;
 }
 
@@ -578,6 +713,7 @@ inline void print_header(const TableStyle& st)
 /// (barrier) shows only its time.
 inline void print_row(const TableStyle& st, const Row& row, bool best)
 {
+  clear_progress();
   const std::string name = std::string(best ? "**" : "") + row.algorithm + (best ? "**" : "");
   if (st.wide) std::printf("| %-14s ", row.collective.c_str());
   std::printf("| %-21s | %-12s | %3zu | %8s ", name.c_str(), row.topology.c_str(), row.p,

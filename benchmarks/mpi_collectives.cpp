@@ -45,6 +45,7 @@
 #include <ctime>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -676,6 +677,7 @@ struct Run {
   ThreadsSide threads;
   int wrong = 0;
   std::vector<std::pair<std::string, std::vector<Line>>> results; // per collective
+  Progress* progress = nullptr;                                    // rank 0's display
 };
 
 std::string bytes_text(std::size_t b)
@@ -718,6 +720,7 @@ void bench_collective(Run& run, const char* name)
   std::vector<Line> lines;
   const std::vector<std::size_t> sizes = Case::sized ? run.sizes : std::vector<std::size_t>{0};
   for (const std::size_t m : sizes) {
+    if (run.progress) run.progress->start(std::string(name) + (Case::sized ? ", " + bytes_text(m) : ""));
     Case c(p, me, m);
     std::vector<Variant> vs;
     vs.push_back({"native", [&c] { c.native(); }});
@@ -742,7 +745,10 @@ void bench_collective(Run& run, const char* name)
           bad = std::equal(want.begin(), want.end(), got.begin(), got.end()) ? 0 : 1;
         } catch (const std::invalid_argument& e) {
           // An algorithm that does not fit: thrown by every rank before any message.
-          if (me == 0 && m == sizes.front()) std::printf("# skipped %s/%s: %s\n", name, vs[vi].name.c_str(), e.what());
+          if (me == 0 && m == sizes.front()) {
+            clear_progress();
+            std::printf("# skipped %s/%s: %s\n", name, vs[vi].name.c_str(), e.what());
+          }
           bad = 2;
         }
       }
@@ -751,6 +757,7 @@ void bench_collective(Run& run, const char* name)
         vs.erase(vs.begin() + static_cast<std::ptrdiff_t>(vi));
         continue;
       }
+      if (any && me == 0) clear_progress();
       if (any && me == 0) std::printf("# WRONG RESULT: %s/%s at %s\n", name, vs[vi].name.c_str(), bytes_text(m).c_str());
       run.wrong |= any;
       ++vi;
@@ -795,6 +802,7 @@ std::string size_cell(const Line& l, bool sized)
 
 void print_collective(const Run& run, const std::string& name, const std::vector<Line>& lines)
 {
+  clear_progress();
   if (lines.empty()) return;
   const bool sized = name != "barrier";
   const std::vector<Cell>& cols = lines.front().cells;
@@ -903,6 +911,17 @@ int run_all(int argc, char** argv)
     std::fflush(stdout);
   }
 
+  // Rank 0 shows which (collective, size) runs; the cells: every size of every selected
+  // collective, and one for the barrier.
+  std::optional<Progress> progress;
+  if (run.me == 0) {
+    std::size_t cells = 0;
+    for (const char* n : {"broadcast", "reduce", "allgather", "reduce_scatter", "allreduce", "scan", "scatter", "gather",
+                          "alltoall", "alltoallv"})
+      cells += selected(run.args.collectives, n) ? run.sizes.size() : 0;
+    cells += selected(run.args.collectives, "barrier") ? 1 : 0;
+    run.progress = &progress.emplace(cells);
+  }
   bench_collective<BroadcastCase>(run, "broadcast");
   bench_collective<ReduceCase>(run, "reduce");
   bench_collective<AllgatherCase>(run, "allgather");
@@ -915,6 +934,8 @@ int run_all(int argc, char** argv)
   bench_collective<AlltoallvCase>(run, "alltoallv");
   bench_collective<BarrierCase>(run, "barrier");
 
+  progress.reset();
+  run.progress = nullptr;
   if (run.me == 0) {
     print_summary(run);
     std::printf("# load average at the end: %s\n", load_average().c_str());

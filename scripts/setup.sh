@@ -8,6 +8,7 @@ packages=(
   libboost-dev catch2
   libopenmpi-dev openmpi-bin
   libcli11-dev libfmt-dev libbenchmark-dev
+  libfftw3-dev
 )
 
 missing=()

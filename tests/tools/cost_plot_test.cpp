@@ -1,0 +1,84 @@
+// collectives-cost --svg: well-formed; lines that coincide keep apart (their own dash
+// pattern, and "= earlier" in the legend); the band of selected algorithms is what
+// select() picks over each size range.
+
+#include "../../tools/cost_plot.hpp"
+#include "xml.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace collectives;
+namespace xml = collectives::testing::xml;
+
+template <Collective C, class Topo>
+void check_panel(const Topo& topo, const CostModel& model, const Problem& problem)
+{
+  const double lo = 1, hi = 1e7;
+  const auto panel = tools::make_panel<C>(topo, model, problem, lo, hi, "words");
+  const auto doc = xml::parse(tools::cost_svg("test", {panel}));
+  struct Line {
+    std::string same_as, dash, points;
+  };
+  std::map<std::string, Line> lines;
+  std::vector<std::string> order;
+  std::size_t ranges = 0;
+  double covered_to = lo;
+  doc->walk([&](const xml::Element& e) {
+    if (!e.has("class")) return;
+    if (e.at("class") == "series") {
+      const std::string dash = e.has("stroke-dasharray") ? e.at("stroke-dasharray") : "";
+      lines[e.at("data-algorithm")] = Line{e.at("data-same-as"), dash, e.at("points")};
+      order.push_back(e.at("data-algorithm"));
+    } else if (e.at("class") == "selected") {
+      ++ranges;
+      const double from = std::stod(e.at("data-from")), to = std::stod(e.at("data-to"));
+      CHECK(from == Approx(covered_to).epsilon(1e-5)); // ranges tile [lo, hi]
+      covered_to = to;
+      Problem pr = problem;
+      pr.m = std::sqrt(from * to);
+      CHECK(e.at("data-algorithm") == std::string(tools::selected<C>(topo, model, pr).name));
+    }
+  });
+  CHECK(covered_to == Approx(hi).epsilon(1e-5));
+  CHECK(ranges == panel.crossovers.size() + 1);
+  // Two lines with the same points: the later says which it equals, and they are dashed
+  // differently; every note names a line with the same points.
+  std::map<std::string, std::size_t> dash_seen;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const Line& li = lines[order[i]];
+    ++dash_seen[li.dash];
+    for (std::size_t j = 0; j < i; ++j) {
+      const Line& lj = lines[order[j]];
+      if (li.points == lj.points && lj.same_as.empty()) {
+        CHECK(li.same_as == order[j]);
+        break;
+      }
+    }
+    if (!li.same_as.empty()) CHECK(lines[li.same_as].points == li.points);
+  }
+  for (const auto& [dash, n] : dash_seen) CHECK(n == 1);
+}
+
+} // namespace
+
+TEST_CASE("cost plot: coinciding lines are told apart and the selection is marked", "[tools][cost]")
+{
+  const CostModel model{.t_s = 2e-6, .t_w = 1e-9, .t_h = 5e-8, .t_r = 1e-10};
+  // On a ring the hypercube and dimensional trees are the binomial tree (same lines).
+  check_panel<Collective::broadcast>(Ring<>{8}, model, Problem{});
+  check_panel<Collective::allgather>(Ring<>{8}, model, Problem{});
+  check_panel<Collective::alltoall>(Hypercube<>{3}, model, Problem{});
+  check_panel<Collective::allreduce>(Mesh<>{4, 4}, model, Problem{});
+  // The broadcast panel on a ring does have a coinciding pair.
+  const auto panel = tools::make_panel<Collective::broadcast>(Ring<>{8}, model, Problem{}, 1, 1e7, "words");
+  bool noted = false;
+  for (const auto& s : panel.series) noted = noted || !s.same_as.empty();
+  CHECK(noted);
+}

@@ -1,0 +1,149 @@
+#pragma once
+// The tools' one window on the library's algorithm registry. collectives-draw (name ->
+// algorithm -> schedule), collectives-cost (every algorithm of a collective, the selected
+// one, predictions) and their tests reach the registry only through this header, so a
+// change of the registry's shape is repointed here and nowhere else.
+//
+// Today the registry is cost/selection.hpp: default_candidates<C>() (a hana::tuple of
+// tags), fits_type_v / fits, algorithm_cost<C, Tag>::schedule and ::block_words, select
+// and predict.
+
+#include <collectives/cost.hpp>
+#include <collectives/topology.hpp>
+
+#include <boost/hana/for_each.hpp>
+
+#include <concepts>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace collectives::tools {
+
+/// Calls f(tag) for every algorithm of collective C, fitting or not, in the registry's
+/// order (f must compile for every tag: use it for names only).
+template <Collective C, class F>
+void for_each_algorithm(F&& f)
+{
+  boost::hana::for_each(default_candidates<C>(), [&](auto tag) { f(tag); });
+}
+
+/// Calls f(tag) for every algorithm of C that runs on `topo` for `problem` (only tags
+/// whose type fits T are instantiated), in the registry's order.
+template <Collective C, topology T, class F>
+void for_each_fitting(const T& topo, const Problem& problem, F&& f)
+{
+  boost::hana::for_each(default_candidates<C>(), [&](auto tag) {
+    using Tag = decltype(tag);
+    if constexpr (fits_type_v<C, Tag, T>)
+      if (fits<C, Tag>(topo, problem)) f(tag);
+  });
+}
+
+/// Names of every algorithm of C, in the registry's order.
+template <Collective C>
+std::vector<std::string> algorithm_names()
+{
+  std::vector<std::string> out;
+  for_each_algorithm<C>([&](auto tag) { out.emplace_back(decltype(tag)::name); });
+  return out;
+}
+
+/// Names of the algorithms of C that run on `topo` for `problem`.
+template <Collective C, topology T>
+std::vector<std::string> fitting_names(const T& topo, const Problem& problem)
+{
+  std::vector<std::string> out;
+  for_each_fitting<C>(topo, problem, [&](auto tag) { out.emplace_back(decltype(tag)::name); });
+  return out;
+}
+
+/// Calls f(tag) with the algorithm of C called `name` when it runs on `topo` for
+/// `problem`; returns false (calling nothing) otherwise.
+template <Collective C, topology T, class F>
+bool with_algorithm(std::string_view name, const T& topo, const Problem& problem, F&& f)
+{
+  bool found = false;
+  for_each_fitting<C>(topo, problem, [&](auto tag) {
+    if (!found && name == decltype(tag)::name) {
+      found = true;
+      f(tag);
+    }
+  });
+  return found;
+}
+
+/// Calls f(schedule) with the schedule the front end of C runs for algorithm `tag` on
+/// `topo` and `problem`. (The reduce-scatter + gather reduce runs one of two schedule
+/// types, by whether p is a power of two: the same choice as its front end.)
+template <Collective C, class Tag, topology T, class F>
+constexpr void with_schedule_of(Tag, const T& topo, const Problem& problem, F&& f)
+{
+  using A = algorithm_cost<C, Tag>;
+  if constexpr (requires { A::schedule(topo, problem); }) {
+    f(A::schedule(topo, problem));
+  } else if constexpr (std::same_as<Tag, reduce_algorithm::ReduceScatterGather>) {
+    const std::size_t p = topo.size();
+    if (detail::is_power_of_two(p)) f(reduce_scatter_gather_halving(p, problem.root, problem.commutative));
+    else f(reduce_scatter_gather_pairwise(p, problem.root, problem.commutative));
+  } else {
+    static_assert(sizeof(Tag) == 0, "tools::with_schedule_of: the registry does not say how to build this schedule");
+  }
+}
+
+/// Words per block of that schedule for a problem of m words on p ranks.
+template <Collective C, class Tag>
+constexpr double block_words_of(Tag, double m, std::size_t p)
+{
+  return algorithm_cost<C, Tag>::block_words(m, p);
+}
+
+/// The predicted cost of algorithm `tag` of C on `topo`.
+template <Collective C, class Tag, topology T>
+CostReport prediction_of(Tag tag, const T& topo, const CostModel& model, const Problem& problem)
+{
+  return predict<C>(tag, topo, model, problem);
+}
+
+/// The algorithm of C that select() picks (what a call without an algorithm runs).
+template <Collective C, topology T>
+Selection selected(const T& topo, const CostModel& model, const Problem& problem)
+{
+  return select<C>(topo, model, problem);
+}
+
+/// Calls f.template operator()<C>() for every collective the registry knows, in the order
+/// of all_collectives.
+template <class F>
+void for_each_collective(F&& f)
+{
+  f.template operator()<Collective::broadcast>();
+  f.template operator()<Collective::reduce>();
+  f.template operator()<Collective::allgather>();
+  f.template operator()<Collective::reduce_scatter>();
+  f.template operator()<Collective::allreduce>();
+  f.template operator()<Collective::scan>();
+  f.template operator()<Collective::scatter>();
+  f.template operator()<Collective::gather>();
+  f.template operator()<Collective::alltoall>();
+  f.template operator()<Collective::shift>();
+}
+
+/// Calls f.template operator()<C>() for the collective called `name` ("broadcast",
+/// "reduce_scatter", ...); returns false when there is none.
+template <class F>
+bool with_collective(std::string_view name, F&& f)
+{
+  bool found = false;
+  for_each_collective([&]<Collective C>() {
+    if (!found && name == collective_name(C)) {
+      found = true;
+      f.template operator()<C>();
+    }
+  });
+  return found;
+}
+
+} // namespace collectives::tools
