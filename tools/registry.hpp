@@ -4,9 +4,9 @@
 // one, predictions) and their tests reach the registry only through this header, so a
 // change of the registry's shape is repointed here and nowhere else.
 //
-// Today the registry is cost/selection.hpp: default_candidates<C>() (a hana::tuple of
-// tags), fits_type_v / fits, algorithm_cost<C, Tag>::schedule and ::block_words, select
-// and predict.
+// The registry: algorithms<C> (each collective's list, a hana::tuple of algorithm tags;
+// algorithm/<collective>.hpp), each tag's schedule(topology, problem) and pieces(p),
+// fits(), select() and predict().
 
 #include <collectives/cost.hpp>
 #include <collectives/topology.hpp>
@@ -27,7 +27,7 @@ namespace collectives::tools {
 template <Collective C, class F>
 void for_each_algorithm(F&& f)
 {
-  boost::hana::for_each(default_candidates<C>(), [&](auto tag) { f(tag); });
+  boost::hana::for_each(algorithms<C>, [&](auto tag) { f(tag); });
 }
 
 /// Calls f(tag) for every algorithm of C that runs on `topo` for `problem` (only tags
@@ -35,10 +35,8 @@ void for_each_algorithm(F&& f)
 template <Collective C, topology T, class F>
 void for_each_fitting(const T& topo, const Problem& problem, F&& f)
 {
-  boost::hana::for_each(default_candidates<C>(), [&](auto tag) {
-    using Tag = decltype(tag);
-    if constexpr (fits_type_v<C, Tag, T>)
-      if (fits<C, Tag>(topo, problem)) f(tag);
+  boost::hana::for_each(detail::candidates_for<C, T>(), [&](auto tag) {
+    if (fits(tag, topo, problem)) f(tag);
   });
 }
 
@@ -76,35 +74,25 @@ bool with_algorithm(std::string_view name, const T& topo, const Problem& problem
 }
 
 /// Calls f(schedule) with the schedule the front end of C runs for algorithm `tag` on
-/// `topo` and `problem`. (The reduce-scatter + gather reduce runs one of two schedule
-/// types, by whether p is a power of two: the same choice as its front end.)
+/// `topo` and `problem`.
 template <Collective C, class Tag, topology T, class F>
 constexpr void with_schedule_of(Tag, const T& topo, const Problem& problem, F&& f)
 {
-  using A = algorithm_cost<C, Tag>;
-  if constexpr (requires { A::schedule(topo, problem); }) {
-    f(A::schedule(topo, problem));
-  } else if constexpr (std::same_as<Tag, reduce_algorithm::ReduceScatterGather>) {
-    const std::size_t p = topo.size();
-    if (detail::is_power_of_two(p)) f(reduce_scatter_gather_halving(p, problem.root, problem.commutative));
-    else f(reduce_scatter_gather_pairwise(p, problem.root, problem.commutative));
-  } else {
-    static_assert(sizeof(Tag) == 0, "tools::with_schedule_of: the registry does not say how to build this schedule");
-  }
+  f(Tag::schedule(topo, problem));
 }
 
 /// Words per block of that schedule for a problem of m words on p ranks.
 template <Collective C, class Tag>
 constexpr double block_words_of(Tag, double m, std::size_t p)
 {
-  return algorithm_cost<C, Tag>::block_words(m, p);
+  return m / static_cast<double>(Tag::pieces(p));
 }
 
 /// The predicted cost of algorithm `tag` of C on `topo`.
 template <Collective C, class Tag, topology T>
 CostReport prediction_of(Tag tag, const T& topo, const CostModel& model, const Problem& problem)
 {
-  return predict<C>(tag, topo, model, problem);
+  return predict(tag, topo, model, problem);
 }
 
 /// The algorithm of C that select() picks (what a call without an algorithm runs).
@@ -119,16 +107,9 @@ Selection selected(const T& topo, const CostModel& model, const Problem& problem
 template <class F>
 void for_each_collective(F&& f)
 {
-  f.template operator()<Collective::broadcast>();
-  f.template operator()<Collective::reduce>();
-  f.template operator()<Collective::allgather>();
-  f.template operator()<Collective::reduce_scatter>();
-  f.template operator()<Collective::allreduce>();
-  f.template operator()<Collective::scan>();
-  f.template operator()<Collective::scatter>();
-  f.template operator()<Collective::gather>();
-  f.template operator()<Collective::alltoall>();
-  f.template operator()<Collective::shift>();
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (f.template operator()<all_collectives[I]>(), ...);
+  }(std::make_index_sequence<all_collectives.size()>{});
 }
 
 /// Calls f.template operator()<C>() for the collective called `name` ("broadcast",

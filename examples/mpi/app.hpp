@@ -137,9 +137,9 @@ public:
     const Problem problem{.m = mean_words};
     const auto& topo = comm_->topology();
     if (std::has_single_bit(size()))
-      return {predict<Collective::alltoall>(alltoall_algorithm::pairwise_xor, topo, comm_->cost_model(), problem).time,
+      return {predict(alltoall_algorithm::pairwise_xor, topo, comm_->cost_model(), problem).time,
               "pairwise_xor with the mean block"};
-    return {predict<Collective::alltoall>(alltoall_algorithm::pairwise, topo, comm_->cost_model(), problem).time,
+    return {predict(alltoall_algorithm::pairwise, topo, comm_->cost_model(), problem).time,
             "pairwise with the mean block"};
   }
 

@@ -74,7 +74,7 @@ TEST_CASE("cost plot: coinciding lines are told apart and the selection is marke
   // On a ring the hypercube and dimensional trees are the binomial tree (same lines).
   check_panel<Collective::broadcast>(Ring<>{8}, model, Problem{});
   check_panel<Collective::allgather>(Ring<>{8}, model, Problem{});
-  check_panel<Collective::alltoall>(Hypercube<>{3}, model, Problem{});
+  check_panel<Collective::alltoall>(Hypercube<>::of_dims(3), model, Problem{});
   check_panel<Collective::allreduce>(Mesh<>{4, 4}, model, Problem{});
   // The broadcast panel on a ring does have a coinciding pair.
   const auto panel = tools::make_panel<Collective::broadcast>(Ring<>{8}, model, Problem{}, 1, 1e7, "words");

@@ -8,7 +8,7 @@
 // the transports match them: the n-th send from a to b in a step is the n-th receive b
 // posts from a.
 
-#include <collectives/cost/collective.hpp>
+#include <collectives/algorithm/collective.hpp>
 #include <collectives/detail/require.hpp>
 #include <collectives/schedule/schedule.hpp>
 #include <collectives/topology/concepts.hpp>

@@ -56,19 +56,6 @@
 
 namespace collectives {
 
-// ---- TEMPORARY: the executor's hook types, declared here until they land in
-// ---- transport/concepts.hpp with the new executor. Delete these two then.
-/// Which collective step an exchange or phase belongs to.
-struct StepInfo {
-  std::string_view collective;
-  std::string_view algorithm;
-  std::uint64_t call = 0; ///< the how-many-th collective call on this endpoint
-  std::size_t step = 0;
-  std::size_t steps = 0;
-};
-/// The executor's phases of a step.
-enum class Phase : std::uint8_t { post, wait, copy, combine };
-// ---- end TEMPORARY
 
 /// One recorded interval or message of one rank. Times are nanoseconds since the
 /// recording rank's epoch (RankTrace::epoch_ns).
