@@ -93,23 +93,13 @@ struct AlltoallCall {
 
 int main(int argc, char** argv)
 {
-  namespace alg = collectives::alltoall_algorithm;
   const Settings settings = parse_args(argc, argv, program, [](std::string_view, auto&&) { return false; });
   const std::size_t cpus = usable_cpus(); // before any thread is pinned
 
-  // The algorithms: one line each. An algorithm runs on the first listed topology that
-  // fits p (a hypercube needs p a power of two, a mesh two dimensions of at least 2) and
-  // that its schedule accepts; with none it is skipped for that p.
-  const auto algorithms = std::tuple{
-    entry<Kind::ring>(alg::pairwise),
-    entry<Kind::hypercube>(alg::pairwise_xor),
-    entry<Kind::ring>(alg::ring),
-    entry<Kind::ring>(alg::ring_two_way),
-    entry<Kind::ring>(alg::bruck),
-    entry<Kind::hypercube>(alg::standard_exchange),
-    entry<Kind::hypercube>(alg::all_port),
-    entry<Kind::mesh>(alg::dimensional),
-  };
+  // alltoall's list and its default; each runs on the topology its needs call for (see
+  // on_topology), and is skipped at a p that has none.
+  const auto algorithms = entries_of<Collective::alltoall>();
+
 
   std::printf("# alltoall on the threads transport, %zu CPUs, load average %s; ranks %s\n", cpus,
               load_average().c_str(), settings.pin ? "pinned one per CPU when p <= CPUs" : "not pinned");
@@ -138,14 +128,11 @@ int main(int argc, char** argv)
         using Tag = std::remove_cvref_t<decltype(e.tag)>;
         if (!selected(settings.only, Tag::name)) return;
         const std::size_t before = progress.done();
-        const bool done = on_first_topology(e, p, [&](const auto& topo) {
+        const bool done = on_topology(e, p, [&](const auto& topo) {
           using Topo = std::remove_cvref_t<decltype(topo)>;
-          if constexpr (requires { Tag::schedule(topo); }) {
-            try {
-              (void)Tag::schedule(topo); // run-time fit (e.g. p a power of two)
-            } catch (const std::invalid_argument&) {
-              return false;
-            }
+          if constexpr (selectable<Tag, Collective::alltoall, Topo>) {
+            if constexpr (!std::same_as<Tag, Automatic>)
+              if (!fits(e.tag, topo)) return false;
             const std::string cell = "alltoall " + std::string(Tag::name) + " on " + describe(topo) + ", p = " +
                                      std::to_string(p) + ", " + size_text(m) + " B";
             progress.start(cell);

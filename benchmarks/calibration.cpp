@@ -10,7 +10,7 @@
 //
 //   calibration [--quick] [--ping-pong | --pairs | --shift]
 //     --quick: fewer sizes and repetitions; the other flags choose calibrate()'s exchange
-//     pattern (default --shift, see cost/calibrate.hpp).
+//     pattern (default --shift, see tuning/calibrate.hpp).
 
 #include <collectives/collectives.hpp>
 
@@ -107,16 +107,16 @@ void measure_collective(threads::Endpoint& ep, const Hypercube<>& cube, const Co
   const FullyConnected<> network{p};
   const std::size_t biggest = sizes.back();
   std::vector<double> a(p * biggest, 1.0), b(p * biggest, 0.0);
-  hana::for_each(default_candidates<C>(), [&](auto tag) {
+  hana::for_each(algorithms<C>, [&](auto tag) {
     using Tag = decltype(tag);
-    if constexpr (fits_type_v<C, Tag, Hypercube<>>) {
-      if (!fits<C, Tag>(cube, Problem{})) return;
+    if constexpr (fits_topology_type<Tag, Hypercube<>>) {
+      if (!fits(tag, cube, Problem{})) return;
       for (std::size_t m : sizes) {
         run_once<C>(comm, tag, m, a, b); // warm-up (page faults, first touches)
         const double t = timer.run(ep.rank(), reps, [&] { run_once<C>(comm, tag, m, a, b); });
         if (ep.rank() == 0) {
           const double predicted =
-            predict_on<C>(tag, cube, network, model, Problem{static_cast<double>(m), 0, 1, true}).time;
+            predict_on(tag, cube, network, model, Problem{static_cast<double>(m), 0, 1, true}).time;
           rows.push_back(Row{p, std::string(collective_name(C)), Tag::name, m, t, predicted});
         }
       }
@@ -162,7 +162,7 @@ int main(int argc, char** argv)
   std::printf("%3s %-15s %-22s %7s %12s %12s %8s\n", "p", "collective", "algorithm", "m", "measured/s", "predicted/s",
               "error");
   for (std::size_t d : {1, 2, 3}) {
-    const Hypercube<> cube{d};
+    const Hypercube<> cube = Hypercube<>::of_dims(d);
     const std::size_t p = cube.size();
     threads::Team team{p};
     Timer timer(p, reps, batch);

@@ -482,7 +482,7 @@ void bench_collective(Run& run, const Spec<Call, Entries>& sp)
         using Tag = std::remove_cvref_t<decltype(e.tag)>;
         if (!selected(s.only, Tag::name)) return;
         const std::size_t before = run.progress->done();
-        const bool done = on_first_topology(e, p, [&](const auto& topo) {
+        const bool done = on_topology(e, p, [&](const auto& topo) {
           using Topo = std::remove_cvref_t<decltype(topo)>;
           const std::string cell = std::string(sp.name) + " " + Tag::name + " on " + describe(topo) + ", p = " +
                                    std::to_string(p) + (sp.sized ? ", " + size_text(m) + " B" : "");
@@ -582,103 +582,18 @@ int main(int argc, char** argv)
 
   // Every collective's cells; run twice: once to count them, once to measure.
   auto all = [&] {
-    namespace rooted = collectives::rooted_algorithm;
-    {
-      namespace alg = collectives::broadcast_algorithm;
-      bench_collective(run, spec<BroadcastCall>("broadcast", std::tuple{
-                                                                 entry<Kind::ring>(alg::binomial),
-                                                                 entry<Kind::hypercube>(alg::hypercube),
-                                                                 entry<Kind::mesh>(alg::dimensional),
-                                                                 entry<Kind::ring>(alg::ring),
-                                                                 entry<Kind::ring>(alg::scatter_allgather),
-                                                                 entry<Kind::ring>(alg::automatic),
-                                                             }));
-    }
-    {
-      namespace alg = collectives::reduce_algorithm;
-      bench_collective(run, spec<ReduceCall>("reduce", std::tuple{
-                                                           entry<Kind::ring>(alg::binomial),
-                                                           entry<Kind::hypercube>(alg::hypercube),
-                                                           entry<Kind::mesh>(alg::dimensional),
-                                                           entry<Kind::ring>(alg::ring),
-                                                           entry<Kind::ring>(alg::reduce_scatter_gather),
-                                                           entry<Kind::ring>(alg::automatic),
-                                                       }));
-    }
-    {
-      namespace alg = collectives::allgather_algorithm;
-      bench_collective(run, spec<AllgatherCall>("allgather", std::tuple{
-                                                                 entry<Kind::ring>(alg::ring),
-                                                                 entry<Kind::hypercube>(alg::recursive_doubling),
-                                                                 entry<Kind::ring>(alg::bruck),
-                                                                 entry<Kind::mesh>(alg::dimensional),
-                                                                 entry<Kind::ring>(alg::automatic),
-                                                             }));
-    }
-    {
-      namespace alg = collectives::reduce_scatter_algorithm;
-      bench_collective(run, spec<ReduceScatterCall>("reduce_scatter", std::tuple{
-                                                                          entry<Kind::hypercube>(alg::recursive_halving),
-                                                                          entry<Kind::ring>(alg::ring),
-                                                                          entry<Kind::ring>(alg::pairwise),
-                                                                          entry<Kind::mesh>(alg::dimensional),
-                                                                          entry<Kind::ring>(alg::automatic),
-                                                                      }));
-    }
-    {
-      namespace alg = collectives::allreduce_algorithm;
-      bench_collective(run, spec<AllreduceCall>("allreduce", std::tuple{
-                                                                 entry<Kind::ring>(alg::recursive_doubling),
-                                                                 entry<Kind::ring>(alg::rabenseifner),
-                                                                 entry<Kind::ring>(alg::ring),
-                                                                 entry<Kind::ring>(alg::reduce_broadcast),
-                                                                 entry<Kind::ring>(alg::automatic),
-                                                             }));
-    }
-    {
-      namespace alg = collectives::scan_algorithm;
-      const auto scans = std::tuple{
-        entry<Kind::hypercube>(alg::hypercube),
-        entry<Kind::ring>(alg::ring),
-        entry<Kind::ring>(alg::recursive_doubling),
-      };
-      bench_collective(run, spec<InclusiveScanCall>("scan", scans));
-      bench_collective(run, spec<ExclusiveScanCall>("exscan", scans));
-    }
-    {
-      const auto personalized = std::tuple{
-        entry<Kind::ring>(rooted::binomial),
-        entry<Kind::hypercube>(rooted::hypercube),
-        entry<Kind::ring>(rooted::ring),
-        entry<Kind::mesh>(rooted::dimensional),
-      };
-      bench_collective(run, spec<ScatterCall>("scatter", personalized));
-      bench_collective(run, spec<GatherCall>("gather", personalized));
-    }
-    {
-      namespace alg = collectives::barrier_algorithm;
-      bench_collective(run, spec<BarrierCall>("barrier",
-                                              std::tuple{
-                                                entry<Kind::ring>(alg::dissemination),
-                                                entry<Kind::ring>(alg::allreduce),
-                                              },
-                                              false));
-    }
-    {
-      namespace alg = collectives::alltoall_algorithm;
-      bench_collective(run, spec<AlltoallvCall>("alltoallv", std::tuple{
-                                                                 entry<Kind::ring>(alg::pairwise),
-                                                                 entry<Kind::hypercube>(alg::pairwise_xor),
-                                                             }));
-    }
-    {
-      namespace alg = collectives::shift_algorithm;
-      bench_collective(run, spec<ShiftCall>("shift", std::tuple{
-                                                         entry<Kind::ring>(alg::ring),
-                                                         entry<Kind::mesh>(alg::mesh),
-                                                         entry<Kind::ring>(alg::direct),
-                                                     }));
-    }
+    bench_collective(run, spec<BroadcastCall>("broadcast", entries_of<Collective::broadcast>()));
+    bench_collective(run, spec<ReduceCall>("reduce", entries_of<Collective::reduce>()));
+    bench_collective(run, spec<AllgatherCall>("allgather", entries_of<Collective::allgather>()));
+    bench_collective(run, spec<ReduceScatterCall>("reduce_scatter", entries_of<Collective::reduce_scatter>()));
+    bench_collective(run, spec<AllreduceCall>("allreduce", entries_of<Collective::allreduce>()));
+    bench_collective(run, spec<InclusiveScanCall>("scan", entries_of<Collective::scan>()));
+    bench_collective(run, spec<ExclusiveScanCall>("exscan", entries_of<Collective::scan>()));
+    bench_collective(run, spec<ScatterCall>("scatter", entries_of<Collective::scatter>()));
+    bench_collective(run, spec<GatherCall>("gather", entries_of<Collective::gather>()));
+    bench_collective(run, spec<BarrierCall>("barrier", entries_of<Collective::barrier>(), false));
+    bench_collective(run, spec<AlltoallvCall>("alltoallv", entries_of<Collective::alltoallv>()));
+    bench_collective(run, spec<ShiftCall>("shift", entries_of<Collective::shift>()));
   };
   run.counting = true;
   all();

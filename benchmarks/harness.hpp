@@ -34,6 +34,8 @@
 // iterations never are.
 
 #include <collectives/collectives.hpp>
+
+#include <boost/hana/unpack.hpp>
 #include <collectives/transport/tracing.hpp>
 
 #include <algorithm>
@@ -618,9 +620,6 @@ CellResult measure(threads::Team& team, const Settings& s, Make make, const std:
 // ---------------------------------------------------------------------------------------
 // Topologies an algorithm may run on.
 
-/// The kinds of topology a benchmark entry lists.
-enum class Kind { ring, mesh, hypercube };
-
 /// Most square r x c = p with r, c >= 2 (r <= c), or {0, 0} when there is none.
 inline std::pair<std::size_t, std::size_t> mesh_shape(std::size_t p)
 {
@@ -630,45 +629,43 @@ inline std::pair<std::size_t, std::size_t> mesh_shape(std::size_t p)
   return best;
 }
 
-/// Calls f(topology) with the topology of kind K and size p and returns what f returns,
-/// or false when there is no such topology. K is static so that f is instantiated only
-/// for the topologies an algorithm lists (schedules reject others with static_assert).
-template <Kind K, class F>
-bool with_topology(std::size_t p, F&& f)
-{
-  if constexpr (K == Kind::ring) {
-    return f(Ring<>{p});
-  } else if constexpr (K == Kind::mesh) {
-    const auto [r, c] = mesh_shape(p);
-    return r != 0 && f(Mesh<>{r, c});
-  } else {
-    return std::has_single_bit(p) && f(Hypercube<>::of_size(p));
-  }
-}
-
 /// The topology column of the table.
 inline std::string describe(const Ring<>& t) { return "Ring " + std::to_string(t.size()); }
 inline std::string describe(const Mesh<>& t) { return "Mesh " + std::to_string(t.extent(0)) + "x" + std::to_string(t.extent(1)); }
 inline std::string describe(const Hypercube<>& t) { return "Hypercube " + std::to_string(t.ndims()); }
 
-/// One line of a program's list: an algorithm's tag (which knows its name) and the
-/// topologies to run it on, the first that fits p being used.
-template <class Tag, Kind... K>
+/// One algorithm of a collective's list (or the default), as the benchmarks run it.
+template <class Tag>
 struct Entry {
   Tag tag;
 };
-/// entry<Kind::ring, Kind::mesh>(tag): the tag on the first of these topologies that fits.
-template <Kind... K, class Tag>
-constexpr Entry<Tag, K...> entry(Tag tag)
+
+/// Collective C's list, then its default: every algorithm the registry has, in its order.
+template <Collective C>
+constexpr auto entries_of()
 {
-  return {tag};
+  return boost::hana::unpack(algorithms<C>, [](auto... a) {
+    return std::tuple{Entry<decltype(a)>{a}..., Entry<Automatic>{automatic}};
+  });
 }
 
-/// Runs f(topology) on the first of e's topologies that fits p; false if none does.
-template <class Tag, Kind... K, class F>
-bool on_first_topology(const Entry<Tag, K...>&, std::size_t p, F&& f)
+/// Calls f(topology) with the topology of p nodes the algorithm's needs call for (a 2-D
+/// mesh, as square as p allows, for the per-dimension algorithms; a hypercube for the
+/// power-of-two ones; a ring otherwise and for the default) and returns what f returns,
+/// or false when p has none. Only that topology's type is instantiated.
+template <class Tag, class F>
+bool on_topology(const Entry<Tag>&, std::size_t p, F&& f)
 {
-  return (with_topology<K>(p, f) || ...);
+  if constexpr (std::same_as<Tag, Automatic>) {
+    return f(Ring<>{p});
+  } else if constexpr (Tag::needs.product || Tag::needs.two_or_more_dims || Tag::needs.two_dims) {
+    const auto [r, c] = mesh_shape(p);
+    return r != 0 && f(Mesh<>{r, c});
+  } else if constexpr (Tag::needs.power_of_two) {
+    return std::has_single_bit(p) && f(Hypercube<>::of_size(p));
+  } else {
+    return f(Ring<>{p});
+  }
 }
 
 // ---------------------------------------------------------------------------------------
