@@ -59,7 +59,8 @@ struct RecvRequest {
   const ReceiveCombine* combine = nullptr;
 };
 
-/// Which collective call and step an exchange serves.
+/// Which collective call and step an exchange serves. The names must be of static storage
+/// (the executor passes string literals): transports keep them to report mismatches later.
 struct StepInfo {
   std::string_view collective{}; ///< "alltoall", ...
   std::string_view algorithm{};  ///< "pairwise", ...
