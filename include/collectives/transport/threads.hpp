@@ -24,7 +24,7 @@
 // call is never consumed by a later one). A message no rank ever received makes Team::run
 // throw CallMismatch naming its call and step.
 //
-// Waiting spins briefly, then blocks on the waiter's own doorbell (std::atomic wait/
+// Waiting spins briefly, yields a few times, then blocks on the waiter's own doorbell (std::atomic wait/
 // notify). A blocking rank registers as asleep under the team's sleep mutex; whoever
 // changes what a sleeper waits for deregisters it and rings its doorbell. So when the last
 // live rank goes to sleep and finds every other live rank asleep and not rung, no message
@@ -109,9 +109,12 @@ struct Options {
   /// eager message always fits an empty ring). 0: default, 4 (eager_bytes + 64), i.e.
   /// 33 KiB per channel by default, allocated on a channel's first message.
   std::size_t channel_bytes = 0;
-  /// Polls of a waiting rank before it blocks (pause between polls). 0: default (4096 when
-  /// the team has at most as many ranks as cores, else 64).
+  /// Polls of a waiting rank before it yields its CPU (a pause between polls). 0: default
+  /// (1024 when the team has at most as many ranks as cores, else 32).
   unsigned spin = 0;
+  /// Polls, after spinning, each preceded by std::this_thread::yield(), before a waiting
+  /// rank blocks on its doorbell. 0: default (16, or 4 with more ranks than cores).
+  unsigned yields = 0;
 };
 
 /// One rank's end of a Team; satisfies collectives::endpoint, takes the step's identity,
@@ -156,7 +159,12 @@ public:
     // needs: poll only briefly before blocking.
     const unsigned cores = std::thread::hardware_concurrency();
     oversubscribed_ = cores != 0 && p > cores;
-    spin_limit_ = options.spin != 0 ? options.spin : oversubscribed_ ? 64 : 4096;
+    // Spinning only pays when the partner is running on another core: a short spin, a few
+    // yields (which hand the core to a runnable partner), then block. Measured with
+    // benchmarks/threads_transport.cpp on 2 shared cores: long spins (4096 polls and more)
+    // cost a scheduler time slice per step whenever other processes load the machine.
+    spin_limit_ = options.spin != 0 ? options.spin : oversubscribed_ ? 32 : 1024;
+    yield_limit_ = options.yields != 0 ? options.yields : oversubscribed_ ? 4 : 16;
     channels_ = std::make_unique<Channel[]>(p_ * p_);
     ranks_ = std::make_unique<RankState[]>(p_);
     reset();
@@ -420,7 +428,8 @@ private:
   std::size_t eager_ = 8192;
   std::size_t ring_bytes_ = 0;
   bool oversubscribed_ = false;
-  unsigned spin_limit_ = 4096; // polls before blocking on the doorbell
+  unsigned spin_limit_ = 1024; // polls (with pause) before yielding
+  unsigned yield_limit_ = 16;  // polls (with yield) before blocking on the doorbell
   std::unique_ptr<Channel[]> channels_;
   std::unique_ptr<RankState[]> ranks_;
 
@@ -701,6 +710,10 @@ inline void Team::exchange(std::size_t me, std::span<const SendRequest> sends, s
         throw_released(me, failed_rank_, info);
       if (++idle_polls < spin_limit_) {
         pause();
+        continue;
+      }
+      if (idle_polls < spin_limit_ + yield_limit_) {
+        std::this_thread::yield();
         continue;
       }
       block(me);
