@@ -99,15 +99,19 @@ namespace threads {
 class Team;
 
 /// Tuning of a Team. The defaults were measured on a 2-core x86 machine (see
-/// benchmarks/threads_transport.cpp): below the eager threshold a second copy costs less
-/// than waiting for the partner to copy.
+/// benchmarks/threads_transport.cpp).
 struct Options {
   /// Messages of at most this many bytes go eager (copied into the channel); larger ones
-  /// are copied once, by the receiver, from the sender's memory. 0: default (8 KiB).
+  /// are copied once, by the receiver, from the sender's memory. 0: default, 4 KiB, Open
+  /// MPI's shared-memory eager limit: when both ranks run, single copy was 2-3x faster at
+  /// 8 KiB (broadcast, alltoall, p = 2) and eager no faster at 2-4 KiB, while eager spares
+  /// a sender whose partner waits for a CPU the whole wait; 64 KiB was 2-4x slower at
+  /// 16-64 KiB.
   std::size_t eager_bytes = 0;
   /// Bytes of each channel's ring (rounded up to 64; at least 2 (eager_bytes + 64), so an
   /// eager message always fits an empty ring). 0: default, 4 (eager_bytes + 64), i.e.
-  /// 33 KiB per channel by default, allocated on a channel's first message.
+  /// 16.25 KiB per channel by default, allocated on a channel's first message (a team of p
+  /// ranks holds at most p (p - 1) of them: 1 MiB at p = 8, 16 MiB at p = 32).
   std::size_t channel_bytes = 0;
   /// Polls of a waiting rank before it yields its CPU (a pause between polls). 0: default
   /// (1024 when the team has at most as many ranks as cores, else 32).
@@ -152,7 +156,7 @@ public:
   explicit Team(std::size_t p, Options options = {}) : p_(p)
   {
     if (p == 0) throw std::invalid_argument("collectives::threads::Team: the team needs at least one rank");
-    eager_ = options.eager_bytes != 0 ? options.eager_bytes : 8192;
+    eager_ = options.eager_bytes != 0 ? options.eager_bytes : 4096;
     const std::size_t least = 2 * (round64(eager_) + header_bytes);
     ring_bytes_ = std::max(round64(options.channel_bytes != 0 ? options.channel_bytes : 2 * least), least);
     // With more ranks than cores, a spinning rank holds the core the rank it waits for
@@ -425,7 +429,7 @@ private:
   void check_all_received();
 
   std::size_t p_;
-  std::size_t eager_ = 8192;
+  std::size_t eager_ = 4096;
   std::size_t ring_bytes_ = 0;
   bool oversubscribed_ = false;
   unsigned spin_limit_ = 1024; // polls (with pause) before yielding
@@ -732,6 +736,8 @@ inline bool Team::can_progress(std::size_t me)
   RankState& rs = ranks_[me];
   for (std::size_t i = 0; i < rs.sends.size(); ++i) {
     Channel& ch = channel(me, rs.sends[i].peer);
+    // A peer that has returned since the last look: block() reports it.
+    if (rs.send_state[i] != 2 && ranks_[rs.sends[i].peer].finished.load(std::memory_order_seq_cst)) return true;
     if (rs.send_state[i] == 1 && ch.offer.load(std::memory_order_seq_cst) == copied) return true;
     if (rs.send_state[i] == 0 && (rs.send_prev[i] == npos || rs.send_state[rs.send_prev[i]] != 0) &&
         ch.tail.load(std::memory_order_seq_cst) != ch.tail_seen)
@@ -742,6 +748,7 @@ inline bool Team::can_progress(std::size_t me)
     if (rs.recv_done[i] || (rs.recv_prev[i] != npos && !rs.recv_done[rs.recv_prev[i]])) continue;
     Channel& ch = channel(rs.recvs[i].peer, me);
     if (ch.head.load(std::memory_order_seq_cst) != ch.tail.load(std::memory_order_relaxed)) return true;
+    if (ranks_[rs.recvs[i].peer].finished.load(std::memory_order_seq_cst)) return true;
   }
   return false;
 }
