@@ -209,3 +209,19 @@ TEST_CASE("threads: a failing rank releases the others naming it", "[threads][er
     for (std::size_t r : {0, 1, 3}) CHECK((blamed[r] == 2 || blamed[r] == 99));
   }
 }
+
+TEST_CASE("threads: size mismatches count elements when the step names their size", "[threads][errors]")
+{
+  const Outcome o = outcome(2, [&](threads::Endpoint& ep) {
+    std::vector<int> b(ep.rank() == 0 ? 4000 : 1000);
+    const StepInfo info{"broadcast", "binomial", ep.begin_call(), 0, 1, sizeof(int)};
+    const ConstBytes out{reinterpret_cast<const std::byte*>(b.data()), b.size() * sizeof(int)};
+    const MutableBytes in{reinterpret_cast<std::byte*>(b.data()), b.size() * sizeof(int)};
+    const SendRequest s{1, {&out, 1}};
+    const RecvRequest r{0, {&in, 1}};
+    if (ep.rank() == 0) ep.exchange({&s, 1}, {}, info);
+    else ep.exchange({}, {&r, 1}, info);
+  });
+  CHECK(o.type == "length_error");
+  CHECK_THAT(o.what, Contains("which sends 16000 bytes (1000 and 4000 elements of 4 bytes), in broadcast (binomial)"));
+}

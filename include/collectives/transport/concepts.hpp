@@ -67,6 +67,7 @@ struct StepInfo {
   std::uint64_t call = 0;        ///< the call's number on this endpoint (begin_call), from 1
   std::size_t step = 0;          ///< this step, from 0
   std::size_t steps = 0;         ///< the schedule's number of steps
+  std::size_t element_bytes = 0; ///< sizeof the call's element type (0: unknown), for messages
 };
 
 /// The parts of a step the executor marks for tracing: building the step's requests

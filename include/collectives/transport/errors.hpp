@@ -52,6 +52,16 @@ inline std::string describe_step(const StepInfo* info)
   return s;
 }
 
+/// " (1000 and 4000 elements of 4 bytes)" when the call's element size is known.
+inline std::string element_counts(std::size_t want, std::size_t have, const StepInfo* info)
+{
+  if (info == nullptr || info->element_bytes == 0) return "";
+  const std::size_t e = info->element_bytes;
+  if (want % e != 0 || have % e != 0) return "";
+  return " (" + std::to_string(want / e) + " and " + std::to_string(have / e) + " elements of " + std::to_string(e) +
+         " bytes)";
+}
+
 /// The usual reasons ranks disagree, appended to every mismatch message.
 inline constexpr const char* mismatch_causes =
   "Likely cause: the ranks made different collective calls (another collective, root, count or "
@@ -64,8 +74,8 @@ inline std::string size_mismatch_text(const char* transport, std::size_t me, std
                                        std::size_t have, const StepInfo* info)
 {
   return std::string(transport) + ": rank " + std::to_string(me) + " expects " + std::to_string(want) +
-         " bytes from rank " + std::to_string(peer) + ", which sends " + std::to_string(have) + " bytes, in " +
-         describe_step(info) + ". " + mismatch_causes;
+         " bytes from rank " + std::to_string(peer) + ", which sends " + std::to_string(have) + " bytes" +
+         element_counts(want, have, info) + ", in " + describe_step(info) + ". " + mismatch_causes;
 }
 
 } // namespace detail
