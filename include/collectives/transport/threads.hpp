@@ -16,7 +16,11 @@
 //
 // Combining on receipt (combines_on_receive): a reduction's receive combines each segment
 // straight from the ring entry or the sender's memory into place, so a reduction step
-// reads every byte once and needs no staging.
+// reads every byte once and needs no staging. One exception: when the destination is
+// memory this rank still sends from in the same step (an in-place exchange such as
+// recursive doubling's, where both ranks combine into the block they send each other), the
+// message is copied aside and combined once this rank's sends have been taken, since
+// combining first would change what the peer reads.
 //
 // Calls never mix: every entry carries its sender's call number (begin_call) and step;
 // the receiver checks both, and the collective's name, against its own, and a message of
@@ -24,8 +28,8 @@
 // call is never consumed by a later one). A message no rank ever received makes Team::run
 // throw CallMismatch naming its call and step.
 //
-// Waiting spins briefly, yields a few times, then blocks on the waiter's own doorbell (std::atomic wait/
-// notify). A blocking rank registers as asleep under the team's sleep mutex; whoever
+// Waiting spins briefly, yields a few times, then blocks on the waiter's own doorbell
+// (std::atomic wait/notify). A blocking rank registers as asleep under the team's sleep mutex; whoever
 // changes what a sleeper waits for deregisters it and rings its doorbell. So when the last
 // live rank goes to sleep and finds every other live rank asleep and not rung, no message
 // can move any more: that rank declares a Deadlock, which every waiting rank throws
