@@ -298,11 +298,11 @@ struct ScanCase {
   }
 };
 
-constexpr auto personalized_algorithms()
+/// Scatter's or gather's algorithms (the same names in scatter_algorithm and gather_algorithm).
+constexpr auto personalized_algorithms(auto binomial, auto hypercube, auto ring, auto dimensional)
 {
-  namespace alg = collectives::rooted_algorithm;
-  return std::tuple{entry<Kind::ring>(alg::binomial), entry<Kind::hypercube>(alg::hypercube),
-                    entry<Kind::ring>(alg::ring), entry<Kind::mesh>(alg::dimensional)};
+  return std::tuple{entry<Kind::ring>(binomial), entry<Kind::hypercube>(hypercube), entry<Kind::ring>(ring),
+                    entry<Kind::mesh>(dimensional)};
 }
 
 struct ScatterCase {
@@ -321,7 +321,8 @@ struct ScatterCase {
   template <class Comm, class... Alg>
   void lib(Comm& c, Alg... a) { collectives::scatter(c, send, recv, root, a...); }
   std::span<const std::byte> result() const { return recv; }
-  static constexpr auto algorithms() { return personalized_algorithms(); }
+  static constexpr auto algorithms() { return personalized_algorithms(collectives::scatter_algorithm::binomial, collectives::scatter_algorithm::hypercube,
+                                   collectives::scatter_algorithm::ring, collectives::scatter_algorithm::dimensional); }
 };
 
 struct GatherCase {
@@ -340,7 +341,8 @@ struct GatherCase {
   template <class Comm, class... Alg>
   void lib(Comm& c, Alg... a) { collectives::gather(c, send, recv, root, a...); }
   std::span<const std::byte> result() const { return recv; }
-  static constexpr auto algorithms() { return personalized_algorithms(); }
+  static constexpr auto algorithms() { return personalized_algorithms(collectives::gather_algorithm::binomial, collectives::gather_algorithm::hypercube,
+                                   collectives::gather_algorithm::ring, collectives::gather_algorithm::dimensional); }
 };
 
 /// One variant of a cell: a call on the case's buffers (empty for the threads column).
@@ -453,7 +455,7 @@ struct AlltoallvCase {
   std::span<const std::byte> result() const { return recv; }
   static constexpr auto algorithms()
   {
-    namespace alg = collectives::alltoall_algorithm;
+    namespace alg = collectives::alltoallv_algorithm;
     return std::tuple{entry<Kind::ring>(alg::pairwise), entry<Kind::hypercube>(alg::pairwise_xor)};
   }
 };

@@ -59,13 +59,15 @@ struct RecvRequest {
   const ReceiveCombine* combine = nullptr;
 };
 
-/// Which collective call and step an exchange serves.
+/// Which collective call and step an exchange serves. The names must be of static storage
+/// (the executor passes string literals): transports keep them to report mismatches later.
 struct StepInfo {
   std::string_view collective{}; ///< "alltoall", ...
   std::string_view algorithm{};  ///< "pairwise", ...
   std::uint64_t call = 0;        ///< the call's number on this endpoint (begin_call), from 1
   std::size_t step = 0;          ///< this step, from 0
   std::size_t steps = 0;         ///< the schedule's number of steps
+  std::size_t element_bytes = 0; ///< sizeof the call's element type (0: unknown), for messages
 };
 
 /// The parts of a step the executor marks for tracing: building the step's requests

@@ -10,9 +10,9 @@
 //    into a staging buffer (small messages: a memcpy per piece costs less than building a
 //    datatype) or described by an MPI_Type_create_hindexed datatype over absolute
 //    addresses (large messages: MPI reads/writes the pieces in place);
-//  - one send and one receive (the one-port steps of most schedules) -> MPI_Sendrecv;
-//    anything else (all-port steps, lone sends or receives) -> MPI_Irecv/MPI_Isend for
-//    everything, receives posted first, then MPI_Waitsome until all have completed;
+//  - every step: MPI_Irecv for every receive, then MPI_Isend for every send, then
+//    MPI_Testsome until all have completed (polling, not blocking, so that a wait can look
+//    for stale messages and keep the watchdog; MPI_Sendrecv is the same underneath);
 //  - a message of more than Options::max_message_bytes (INT_MAX by default: MPI counts
 //    are int) goes as several MPI messages cut at the same byte offsets on both sides and
 //    matched in order (MPI never lets two messages on one communicator, source and tag
@@ -22,6 +22,19 @@
 //    truncated by MPI, is std::length_error naming both ranks. Receives still pending
 //    when exchange() throws are cancelled first, so nothing lands in the caller's memory
 //    afterwards.
+//
+// Calls never mix: every message's tag carries its collective call's number (begin_call)
+// and step (see Endpoint::tag_for), so a message left over from a mismatched or failed
+// call can never match a receive of a later call, nor a receive of another step. A
+// leftover is reported as CallMismatch naming both calls: when a receive has waited a
+// while (MPI_Iprobe with MPI_ANY_TAG from the peers it waits for finds a message of an
+// earlier call or step), every 64th call (MPI_Iprobe from any source), and, as a warning
+// on stderr, when the endpoint is destroyed.
+//
+// Watchdog: with Options::timeout_seconds (or the environment variable
+// COLLECTIVES_MPI_TIMEOUT, in seconds) a rank that waits that long in one step without
+// any message completing prints the collective, algorithm, call, step, and the peers and
+// bytes it waits for, and calls MPI_Abort (exit code Options::timeout_exit_code).
 //
 // Isolation: the Endpoint works on its own duplicate of the given communicator
 // (MPI_Comm_dup), so no message of the library can ever match a receive of the
@@ -36,6 +49,7 @@
 // mpirun exit non-zero. abort_on_exception() below does exactly that.
 
 #include <collectives/transport/concepts.hpp>
+#include <collectives/transport/errors.hpp>
 
 // The library uses MPI's C interface only. Skip the MPI-2 C++ bindings (deprecated, gone
 // from MPI-3): they cost a link dependency and do not compile warning-free with g++
@@ -49,10 +63,13 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <array>
+#include <chrono>
 #include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <span>
@@ -125,6 +142,13 @@ struct Options {
   std::size_t pack_bytes = 4096;
   /// See pack_bytes.
   std::size_t pack_piece_bytes = 2048;
+  /// Watchdog: a rank that waits this many seconds in one step with no message completing
+  /// reports where it is stuck and aborts the job (MPI_Abort). 0: the value of the
+  /// environment variable COLLECTIVES_MPI_TIMEOUT (seconds) if set, else no watchdog;
+  /// negative: no watchdog whatever the environment says.
+  double timeout_seconds = 0;
+  /// The exit code the watchdog aborts the job with (124, as timeout(1)).
+  int timeout_exit_code = 124;
 };
 
 /// One rank's end of an MPI communicator; satisfies collectives::endpoint.
@@ -162,29 +186,45 @@ public:
       MPI_Comm_free(&comm_);
       detail::check(rc, "MPI_Comm_set_errhandler", rank_);
     }
+    // Tag layout from MPI_TAG_UB (at least 32767 by the standard, 2^31 - 1 in Open MPI).
+    int* ub = nullptr;
+    int found = 0;
+    MPI_Comm_get_attr(comm_, MPI_TAG_UB, &ub, &found);
+    const long long tag_ub = found && ub != nullptr ? *ub : 32767;
+    int bits = 0;
+    while (bits < 31 && (1LL << (bits + 1)) - 1 <= tag_ub) ++bits;
+    step_bits_ = std::min(11, bits / 3);
+    call_window_ = (std::uint64_t{1} << (bits - step_bits_)) - 1;
+    timeout_ = options_.timeout_seconds;
+    if (timeout_ == 0)
+      if (const char* env = std::getenv("COLLECTIVES_MPI_TIMEOUT"); env != nullptr && *env != '\0') {
+        char* end = nullptr;
+        timeout_ = std::strtod(env, &end);
+        if (end == env || *end != '\0' || !(timeout_ >= 0)) {
+          MPI_Comm_free(&comm_);
+          throw std::invalid_argument(std::string("collectives::mpi::Endpoint: COLLECTIVES_MPI_TIMEOUT must be a "
+                                                  "number of seconds, not '") + env + "'");
+        }
+      }
   }
 
   Endpoint(const Endpoint&) = delete;
   Endpoint& operator=(const Endpoint&) = delete;
 
-  Endpoint(Endpoint&& other) noexcept
-    : comm_(std::exchange(other.comm_, MPI_COMM_NULL)), rank_(other.rank_), size_(other.size_),
-      options_(other.options_) {}
+  Endpoint(Endpoint&& other) noexcept { take(other); }
 
   Endpoint& operator=(Endpoint&& other) noexcept
   {
     if (this != &other) {
       release();
-      comm_ = std::exchange(other.comm_, MPI_COMM_NULL);
-      rank_ = other.rank_;
-      size_ = other.size_;
-      options_ = other.options_;
+      take(other);
     }
     return *this;
   }
 
   /// Frees the duplicate communicator (nothing if moved from, or if MPI is already
-  /// finalised, in which case MPI_Finalize has reclaimed it).
+  /// finalised, in which case MPI_Finalize has reclaimed it). A message of an earlier call
+  /// still waiting to be received is reported on stderr (a destructor cannot throw).
   ~Endpoint() { release(); }
 
   /// This rank in the communicator.
@@ -207,6 +247,42 @@ public:
   /// collective: the peers must make the matching exchange() calls.
   void exchange(std::span<const SendRequest> sends, std::span<const RecvRequest> recvs)
   {
+    exchange_step(sends, recvs, nullptr);
+  }
+
+  /// The same, for the collective call and step `info`: the messages carry both in their
+  /// tag, so they match only the peers' receives of the same call and step. Throws
+  /// CallMismatch when a receive waits and finds a message of an earlier call or step
+  /// from a peer it waits for.
+  void exchange(std::span<const SendRequest> sends, std::span<const RecvRequest> recvs, const StepInfo& info)
+  {
+    exchange_step(sends, recvs, &info);
+  }
+
+  /// Numbers the next collective call (from 1); every 64th call first looks for messages
+  /// of earlier calls that no receive took (CallMismatch naming both calls).
+  std::uint64_t begin_call()
+  {
+    ++calls_;
+    if (calls_ % stale_check_interval == 0 && comm_ != MPI_COMM_NULL) check_leftovers(nullptr);
+    return calls_;
+  }
+
+  /// Throws CallMismatch, naming both calls, if a message of a call before the latest
+  /// begun one (or of an earlier step) is waiting unreceived on this rank. Collectives do
+  /// this when a receive waits and every 64th call; call it to check at a point of your own
+  /// (after MPI has delivered the peers' messages: it sees only what has arrived).
+  void check_leftovers()
+  {
+    if (comm_ != MPI_COMM_NULL) check_leftovers(nullptr);
+  }
+
+  /// The watchdog's timeout in seconds (0: none), from the options or the environment.
+  double timeout_seconds() const noexcept { return timeout_; }
+
+private:
+  void exchange_step(std::span<const SendRequest> sends, std::span<const RecvRequest> recvs, const StepInfo* info)
+  {
     if (comm_ == MPI_COMM_NULL)
       throw std::logic_error("collectives::mpi::Endpoint: exchange() on a moved-from endpoint");
     for (const auto& s : sends)
@@ -217,10 +293,13 @@ public:
       if (r.peer >= size_ || r.peer == rank_)
         throw std::invalid_argument("collectives::mpi: rank " + std::to_string(rank_) +
                                     " receives from invalid rank " + std::to_string(r.peer));
+    info_ = info;
+    tag_ = tag_for(info);
+    if (info != nullptr && info->call != 0) remember(*info);
     if (sends.empty() && recvs.empty()) return;
 
-    // The common one-port step, one contiguous piece each way: straight to MPI_Sendrecv,
-    // skipping the planning below (it is most of the transport's cost on tiny messages).
+    // The common one-port step, one contiguous piece each way: skip the planning below (it
+    // is most of the transport's cost on tiny messages).
     if (sends.size() == 1 && recvs.size() == 1 && sends[0].pieces.size() == 1 && recvs[0].pieces.size() == 1 &&
         sends[0].pieces[0].size <= options_.max_message_bytes && recvs[0].pieces[0].size <= options_.max_message_bytes) {
       Chunk out, in;
@@ -232,7 +311,10 @@ public:
       in.buf = recvs[0].pieces[0].data;
       in.bytes = in.msg_bytes = recvs[0].pieces[0].size;
       in.count = static_cast<int>(in.bytes);
-      sendrecv(out, in);
+      chunks_.clear();
+      chunks_.push_back(in);
+      chunks_.push_back(out);
+      post_and_wait(1);
       return;
     }
 
@@ -260,8 +342,7 @@ public:
     TypeGuard guard{types_};
     for (auto& c : chunks_) describe(c);
 
-    if (first_send == 1 && chunks_.size() == 2) sendrecv(chunks_[1], chunks_[0]);
-    else post_and_wait(first_send);
+    post_and_wait(first_send);
 
     // Unpack the packed receives.
     for (std::size_t i = 0; i < first_send; ++i) {
@@ -276,7 +357,6 @@ public:
     }
   }
 
-private:
   enum class How : std::uint8_t { direct, packed, datatype };
 
   struct Segment {
@@ -314,8 +394,30 @@ private:
     if (comm_ == MPI_COMM_NULL) return;
     int finalized = 0;
     MPI_Finalized(&finalized);
-    if (!finalized) MPI_Comm_free(&comm_);
+    if (!finalized) {
+      try {
+        ++calls_; // every message of the calls made so far is now a leftover
+        check_leftovers(nullptr);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s (found when the endpoint was destroyed)\n", e.what());
+        std::fflush(stderr);
+      }
+      MPI_Comm_free(&comm_);
+    }
     comm_ = MPI_COMM_NULL;
+  }
+
+  void take(Endpoint& other) noexcept
+  {
+    comm_ = std::exchange(other.comm_, MPI_COMM_NULL);
+    rank_ = other.rank_;
+    size_ = other.size_;
+    options_ = other.options_;
+    step_bits_ = other.step_bits_;
+    call_window_ = other.call_window_;
+    timeout_ = other.timeout_;
+    calls_ = other.calls_;
+    history_ = other.history_;
   }
 
   template <class Piece>
@@ -406,7 +508,8 @@ private:
     if (c.bytes != c.msg_bytes || c.index > 0)
       what += "chunk " + std::to_string(c.index) + " of " + std::to_string(c.bytes) + " bytes (max_message_bytes " +
               std::to_string(options_.max_message_bytes) + "): ";
-    throw std::length_error(what + got);
+    throw std::length_error(what + got + ", in " + collectives::detail::describe_step(info_) + ". " +
+                            collectives::detail::mismatch_causes);
   }
 
   // A received chunk: its MPI status says how much arrived.
@@ -431,55 +534,197 @@ private:
     if (got < 0 || static_cast<std::size_t>(got) != c.bytes) throw_length(c, "received " + std::to_string(got));
   }
 
-  static constexpr int tag = 0; // the communicator is ours alone: one tag suffices
+  // --- tags: which call and step a message belongs to ---------------------------------
+  //
+  // tag = call field << step_bits_ | step mod 2^step_bits_, where the call field counts
+  // calls 1, 2, ... modulo call_window_ (2^(b - step_bits_) - 1 for tags of b bits, from
+  // MPI_TAG_UB), never 0, and tag 0 marks exchanges outside any call (no StepInfo). With
+  // Open MPI's 31 bits: 10 step bits and a window of 2^21 - 1 calls. Calls are compared
+  // by serial-number arithmetic: a field within half the window behind the current one is
+  // an earlier call. A stale message is found within 64 calls (begin_call), long before
+  // the window wraps; steps beyond 2^step_bits_ share tags, which MPI's in-order matching
+  // of equal tags keeps correct when the ranks agree.
 
-  void sendrecv(const Chunk& s, const Chunk& r)
+  std::uint64_t call_field(std::uint64_t call) const { return 1 + (call - 1) % call_window_; }
+
+  int tag_for(const StepInfo* info) const
   {
-    if (s.how == How::packed) pack(s);
-    MPI_Status status;
-    const int rc = MPI_Sendrecv(s.buf, s.count, s.type, static_cast<int>(s.peer), tag, r.buf, r.count, r.type,
-                                static_cast<int>(r.peer), tag, comm_, &status);
-    check_received(r, status, rc, "MPI_Sendrecv");
+    if (info == nullptr || info->call == 0) return 0;
+    const std::uint64_t step = info->step & ((std::uint64_t{1} << step_bits_) - 1);
+    return static_cast<int>(call_field(info->call) << step_bits_ | step);
   }
+
+  /// What a message's tag says relative to where this rank is: its call's number and
+  /// step, and whether it belongs to an earlier call, or an earlier step of this call.
+  struct TagMeaning {
+    bool ours = false;  // a tag of a collective call (not 0)
+    bool stale = false; // earlier than (call, step): no receive of this rank will take it
+    std::uint64_t call = 0;
+    std::uint64_t step = 0;
+  };
+  TagMeaning classify(int tag, std::uint64_t call, const StepInfo* info) const
+  {
+    TagMeaning m;
+    const auto t = static_cast<std::uint64_t>(tag);
+    const std::uint64_t field = t >> step_bits_;
+    if (tag <= 0 || field == 0 || call == 0) return m;
+    m.ours = true;
+    m.step = t & ((std::uint64_t{1} << step_bits_) - 1);
+    const std::uint64_t behind = (call_field(call) + call_window_ - field) % call_window_;
+    if (behind != 0 && behind < call_window_ / 2) {
+      m.stale = true;
+      m.call = call - behind;
+    } else if (behind == 0) {
+      m.call = call;
+      // An earlier step of the running call (only comparable while steps fit the field).
+      m.stale = info != nullptr && info->call == call && info->steps <= (std::size_t{1} << step_bits_) &&
+                m.step < info->step;
+    } else {
+      m.call = call + (call_window_ - behind);
+    }
+    return m;
+  }
+
+  struct CallRecord {
+    std::uint64_t call = 0;
+    std::string_view collective{}, algorithm{};
+    std::size_t steps = 0;
+  };
+  void remember(const StepInfo& info) { history_[info.call % history_.size()] = {info.call, info.collective, info.algorithm, info.steps}; }
+
+  /// "broadcast (binomial), call 3, step 0 of 2" for a call of this rank's history.
+  std::string describe_call(std::uint64_t call, std::uint64_t step) const
+  {
+    const CallRecord& r = history_[call % history_.size()];
+    const StepInfo then{r.call == call ? r.collective : std::string_view{"a collective"},
+                        r.call == call ? r.algorithm : std::string_view{}, call, step, r.call == call ? r.steps : 0};
+    std::string s = collectives::detail::describe_step(&then);
+    if (r.call != call) s.resize(s.rfind(" of "));
+    return s;
+  }
+
+  /// Throws CallMismatch for a message from `source` with `status` that is stale.
+  void check_probed(const MPI_Status& status, std::uint64_t call, const StepInfo* info, const char* where) const
+  {
+    const TagMeaning m = classify(status.MPI_TAG, call, info);
+    if (!m.stale) return;
+    int bytes = 0;
+    MPI_Get_count(&status, MPI_BYTE, &bytes);
+    throw CallMismatch("collectives::mpi: rank " + std::to_string(rank_) + ", " + where + ", finds a " +
+                       std::to_string(bytes) + "-byte message from rank " + std::to_string(status.MPI_SOURCE) +
+                       " of " + describe_call(m.call, m.step) +
+                       " (as this rank numbers its calls) that no receive took: left over from an earlier call "
+                       "or step, it will never be received. " +
+                       collectives::detail::mismatch_causes);
+  }
+
+  /// Looks for messages of calls before `calls_` (before the running step when `info`)
+  /// that are waiting unreceived: from `peer`, or from any rank (npos).
+  void check_leftovers(const StepInfo* info, std::size_t peer = ~std::size_t{0}) const
+  {
+    const std::string where = info != nullptr ? "in " + collectives::detail::describe_step(info)
+                                              : "starting call " + std::to_string(calls_);
+    int flag = 0;
+    MPI_Status status;
+    if (peer != ~std::size_t{0}) {
+      detail::check(MPI_Iprobe(static_cast<int>(peer), MPI_ANY_TAG, comm_, &flag, &status), "MPI_Iprobe", rank_);
+      if (flag) check_probed(status, calls_, info, where.c_str());
+      return;
+    }
+    // Any source first: usually nothing is waiting. Otherwise each source's oldest
+    // message (MPI matches a source's messages in order, and a rank sends its calls in
+    // order, so a stale one comes before any of a later call).
+    detail::check(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &flag, &status), "MPI_Iprobe", rank_);
+    if (!flag) return;
+    check_probed(status, calls_, info, where.c_str());
+    for (std::size_t q = 0; q < size_; ++q)
+      if (q != rank_) check_leftovers(info, q);
+  }
+
+  // --- posting and waiting ------------------------------------------------------------
+
+  /// Polls before a waiting step first looks for stale messages and at the clock, and
+  /// between two looks: a step that completes within them costs nothing more.
+  static constexpr unsigned quiet_polls = 2048;
+  static constexpr unsigned look_every = 256;
+  static constexpr std::uint64_t stale_check_interval = 64;
 
   void post_and_wait(std::size_t first_send)
   {
     const std::size_t n = chunks_.size();
     requests_.assign(n, MPI_REQUEST_NULL);
     statuses_.resize(n);
-    // Receives first, so no message arrives unexpected.
-    for (std::size_t i = 0; i < first_send; ++i) {
-      const Chunk& c = chunks_[i];
-      detail::check(MPI_Irecv(c.buf, c.count, c.type, static_cast<int>(c.peer), tag, comm_, &requests_[i]),
-                    "MPI_Irecv", rank_);
-    }
-    for (std::size_t i = first_send; i < n; ++i) {
-      const Chunk& c = chunks_[i];
-      if (c.how == How::packed) pack(c);
-      detail::check(MPI_Isend(c.buf, c.count, c.type, static_cast<int>(c.peer), tag, comm_, &requests_[i]),
-                    "MPI_Isend", rank_);
-    }
-    // MPI_Waitsome rather than MPI_Waitall, for two reasons: each receive is checked as
-    // it completes, so a size mismatch that leaves later chunks of a message unmatched is
-    // reported instead of waited on for ever; and Open MPI 4.1's MPI_Waitall never
-    // returns when a request completes with an error (a truncated receive) if MPI was
-    // initialised with MPI_THREAD_FUNNELED or above (its MPI_Wait/Waitsome/Waitany do).
     indices_.resize(n);
     try {
+      // Receives first, so no message arrives unexpected.
+      for (std::size_t i = 0; i < first_send; ++i) {
+        const Chunk& c = chunks_[i];
+        detail::check(MPI_Irecv(c.buf, c.count, c.type, static_cast<int>(c.peer), tag_, comm_, &requests_[i]),
+                      "MPI_Irecv", rank_);
+      }
+      for (std::size_t i = first_send; i < n; ++i) {
+        const Chunk& c = chunks_[i];
+        if (c.how == How::packed) pack(c);
+        detail::check(MPI_Isend(c.buf, c.count, c.type, static_cast<int>(c.peer), tag_, comm_, &requests_[i]),
+                      "MPI_Isend", rank_);
+      }
+      // MPI_Testsome rather than MPI_Testall: each receive is checked as it completes, so
+      // a size mismatch that leaves later chunks of a message unmatched is reported
+      // instead of waited on for ever, and Open MPI 4.1's MPI_Waitall never returns when
+      // a request completes with an error (a truncated receive) if MPI was initialised
+      // with MPI_THREAD_FUNNELED or above.
+      unsigned polls = 0;
+      std::chrono::steady_clock::time_point since{};
       for (std::size_t open = n; open > 0;) {
         int done = 0;
-        const int rc = MPI_Waitsome(static_cast<int>(n), requests_.data(), &done, indices_.data(), statuses_.data());
-        if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) detail::check(rc, "MPI_Waitsome", rank_);
+        const int rc = MPI_Testsome(static_cast<int>(n), requests_.data(), &done, indices_.data(), statuses_.data());
+        if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) detail::check(rc, "MPI_Testsome", rank_);
         if (done == MPI_UNDEFINED) break;
-        for (std::size_t k = 0; k < static_cast<std::size_t>(done); ++k)
-          finish(static_cast<std::size_t>(indices_[k]), first_send, statuses_[k],
-                 rc == MPI_ERR_IN_STATUS ? statuses_[k].MPI_ERROR : MPI_SUCCESS, "MPI_Waitsome");
-        open -= static_cast<std::size_t>(done);
+        if (done > 0) {
+          for (std::size_t k = 0; k < static_cast<std::size_t>(done); ++k)
+            finish(static_cast<std::size_t>(indices_[k]), first_send, statuses_[k],
+                   rc == MPI_ERR_IN_STATUS ? statuses_[k].MPI_ERROR : MPI_SUCCESS, "MPI_Testsome");
+          open -= static_cast<std::size_t>(done);
+          polls = 0;
+          continue;
+        }
+        if (++polls < quiet_polls || polls % look_every != 0) continue;
+        // Waiting: a stale message from a peer this rank waits for will never be taken,
+        // and may be why the peer's message does not come.
+        for (std::size_t i = 0; i < first_send; ++i)
+          if (requests_[i] != MPI_REQUEST_NULL) check_leftovers(info_, chunks_[i].peer);
+        if (timeout_ > 0) {
+          const auto now = std::chrono::steady_clock::now();
+          if (polls == quiet_polls) since = now;
+          else if (std::chrono::duration<double>(now - since).count() > timeout_) watchdog(first_send, now - since);
+        }
       }
     } catch (...) {
       abandon(first_send);
       throw;
     }
+  }
+
+  /// The watchdog's report; ends the job.
+  [[noreturn]] void watchdog(std::size_t first_send, std::chrono::steady_clock::duration waited) const
+  {
+    char seconds[64];
+    std::snprintf(seconds, sizeof seconds, "%.3g s (timeout %g s)", std::chrono::duration<double>(waited).count(),
+                  timeout_);
+    std::string what = "collectives::mpi: rank " + std::to_string(rank_) + ": watchdog: no message completed for " +
+                       seconds + " in " + collectives::detail::describe_step(info_) + ";";
+    for (std::size_t i = 0; i < requests_.size(); ++i) {
+      if (requests_[i] == MPI_REQUEST_NULL) continue;
+      const Chunk& c = chunks_[i];
+      what += i < first_send ? " waiting to receive " + std::to_string(c.bytes) + " bytes from rank " + std::to_string(c.peer) + ";"
+                             : " waiting for rank " + std::to_string(c.peer) + " to receive " + std::to_string(c.bytes) + " bytes;";
+    }
+    what += " aborting the job (exit code " + std::to_string(options_.timeout_exit_code) + "). " +
+            collectives::detail::mismatch_causes + "\n";
+    std::fputs(what.c_str(), stderr);
+    std::fflush(stderr);
+    MPI_Abort(comm_, options_.timeout_exit_code);
+    std::abort(); // MPI_Abort does not return
   }
 
   // After a failure: no receive may write into the caller's memory once exchange() has
@@ -510,6 +755,13 @@ private:
   std::size_t rank_ = 0;
   std::size_t size_ = 0;
   Options options_{};
+  int step_bits_ = 10;
+  std::uint64_t call_window_ = (std::uint64_t{1} << 21) - 1;
+  double timeout_ = 0;
+  std::uint64_t calls_ = 0;
+  std::array<CallRecord, 64> history_{}; // the names of the latest calls, for messages
+  const StepInfo* info_ = nullptr;       // the running step's (during exchange())
+  int tag_ = 0;
 
   // Reused by every exchange(), so a warmed-up endpoint allocates nothing per step.
   std::vector<Segment> segments_;

@@ -1,20 +1,55 @@
 #pragma once
 // The threads transport: a team of p threads in one process, one endpoint each.
 //
-// A message is copied once, by the receiver, straight from the sender's memory into its
-// own (the sender publishes its gather list on a channel and waits until the receiver has
-// taken it). Waiting spins briefly, then blocks on the waiter's own doorbell with
-// std::atomic wait/notify, so 64 threads on 2 cores do not starve each other and 2 threads
-// answer within the spin. A rank that throws fails the team: every waiting rank is woken
-// and throws RankFailed naming it, and Team::run rethrows the original exception.
+// Channels. Each ordered pair of ranks (a, b) has a channel: a ring of bytes that a writes
+// and b reads (single producer, single consumer), allocated on its first message and kept
+// for the team's life. Every message is an entry in the ring: a 64-byte header (size, call,
+// step, collective and algorithm names) and, for small messages, the payload.
+//  - Eager (at most Options::eager_bytes): the sender copies the message into its entry
+//    and goes on without waiting for the receiver, as Open MPI's shared-memory path does;
+//    the receiver copies (or combines) it out. Two copies, no wait: below the threshold
+//    waiting for the partner costs more than the second copy.
+//  - Single copy (larger): the entry only announces the message; the sender publishes its
+//    gather list in the channel's rendezvous record and waits until the receiver has
+//    copied (or combined) straight from the sender's memory.
+// Both kinds go through the same ring, so the messages of a channel stay in order.
 //
-// Because the receiver reads the sender's memory, an offer is claimed before it is read:
-// the receiver sets the claim bit on the channel's sequence number, and a sender leaving
-// exchange() by an exception takes back every offer not yet claimed, and waits for the
-// claimed ones to be copied, before its buffers can go away.
+// Combining on receipt (combines_on_receive): a reduction's receive combines each segment
+// straight from the ring entry or the sender's memory into place, so a reduction step
+// reads every byte once and needs no staging. One exception: when the destination is
+// memory this rank still sends from in the same step (an in-place exchange such as
+// recursive doubling's, where both ranks combine into the block they send each other), the
+// message is copied aside and combined once this rank's sends have been taken, since
+// combining first would change what the peer reads.
+//
+// Calls never mix: every entry carries its sender's call number (begin_call) and step;
+// the receiver checks both, and the collective's name, against its own, and a message of
+// another call or step is a CallMismatch naming both (a message left over from an earlier
+// call is never consumed by a later one). A message no rank ever received makes Team::run
+// throw CallMismatch naming its call and step.
+//
+// Waiting spins briefly, yields a few times, then blocks on the waiter's own doorbell
+// (std::atomic wait/notify). A blocking rank registers as asleep under the team's sleep mutex; whoever
+// changes what a sleeper waits for deregisters it and rings its doorbell. So when the last
+// live rank goes to sleep and finds every other live rank asleep and not rung, no message
+// can move any more: that rank declares a Deadlock, which every waiting rank throws
+// (naming which rank waits for which, at which collective and step) and nothing more is
+// written. A rank that throws fails the team: every waiting rank is woken and throws
+// RankFailed naming it, and Team::run rethrows the original exception.
+//
+// Because a receiver reads a single-copy sender's memory, it claims the offer before
+// reading it; a sender leaving exchange() by an exception takes back every offer not yet
+// claimed, and waits for the claimed ones to be copied, before its buffers can go away.
+//
+// Memory ordering: every store that can let a sleeper go on (a new entry, a consumed
+// entry, a finished offer) is sequentially consistent and is followed by a sequentially
+// consistent load of the sleeper's flag; a sleeper sets its flag (seq_cst) before its
+// last look. So either the waker sees the flag and rings, or the sleeper sees the change.
 
 #include <collectives/transport/concepts.hpp>
+#include <collectives/transport/errors.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -22,10 +57,12 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -34,35 +71,85 @@
 
 namespace collectives {
 
-/// Thrown on a rank that was waiting for a rank that failed (or returned early).
-class RankFailed : public std::runtime_error {
-public:
-  RankFailed(std::size_t failed_rank, const std::string& what)
-    : std::runtime_error(what), failed_rank_(failed_rank) {}
-  /// The rank whose failure released this one.
-  std::size_t failed_rank() const noexcept { return failed_rank_; }
+namespace detail {
 
-private:
-  std::size_t failed_rank_;
-};
+/// Moves a gather list into a scatter list of the same total size: copies, or combines
+/// with `combine` segment by segment (segments end where a piece of either side ends, so
+/// at element boundaries when both sides' pieces are cut there).
+inline void transfer(const ConstBytes* from, std::size_t nfrom, std::span<const MutableBytes> to,
+                     const ReceiveCombine* combine)
+{
+  std::size_t fi = 0, fo = 0;
+  for (const auto& dst : to) {
+    std::size_t done = 0;
+    while (done < dst.size) {
+      while (fi < nfrom && from[fi].size == fo) {
+        ++fi;
+        fo = 0;
+      }
+      const std::size_t n = std::min(dst.size - done, from[fi].size - fo);
+      if (combine != nullptr) combine->fn(combine->ctx, dst.data + done, from[fi].data + fo, n);
+      else std::memcpy(dst.data + done, from[fi].data + fo, n);
+      done += n;
+      fo += n;
+    }
+  }
+}
+
+} // namespace detail
 
 namespace threads {
 
 class Team;
 
-/// One rank's end of a Team; satisfies collectives::endpoint.
+/// Tuning of a Team. The defaults were measured on a 2-core x86 machine (see
+/// benchmarks/threads_transport.cpp).
+struct Options {
+  /// Messages of at most this many bytes go eager (copied into the channel); larger ones
+  /// are copied once, by the receiver, from the sender's memory. 0: default, 4 KiB, Open
+  /// MPI's shared-memory eager limit: when both ranks run, single copy was 2-3x faster at
+  /// 8 KiB (broadcast, alltoall, p = 2) and eager no faster at 2-4 KiB, while eager spares
+  /// a sender whose partner waits for a CPU the whole wait; 64 KiB was 2-4x slower at
+  /// 16-64 KiB.
+  std::size_t eager_bytes = 0;
+  /// Bytes of each channel's ring (rounded up to 64; at least 2 (eager_bytes + 64), so an
+  /// eager message always fits an empty ring). 0: default, 4 (eager_bytes + 64), i.e.
+  /// 16.25 KiB per channel by default, allocated on a channel's first message (a team of p
+  /// ranks holds at most p (p - 1) of them: 1 MiB at p = 8, 16 MiB at p = 32).
+  std::size_t channel_bytes = 0;
+  /// Polls of a waiting rank before it yields its CPU (a pause between polls). 0: default
+  /// (1024 when the team has at most as many ranks as cores, else 32).
+  unsigned spin = 0;
+  /// Polls, after spinning, each preceded by std::this_thread::yield(), before a waiting
+  /// rank blocks on its doorbell. 0: default (16, or 4 with more ranks than cores).
+  unsigned yields = 0;
+};
+
+/// One rank's end of a Team; satisfies collectives::endpoint, takes the step's identity,
+/// numbers collective calls and combines on receipt.
 class Endpoint {
 public:
+  /// This endpoint honours RecvRequest::combine.
+  static constexpr bool combines_on_receive = true;
+
   std::size_t rank() const noexcept { return rank_; }
   std::size_t size() const noexcept;
-  /// Posts every send and receive of one step and returns when all have completed.
+  /// Posts every send and receive of one step and returns when all have completed (an
+  /// eager send completes when copied). Throws std::invalid_argument for a bad peer,
+  /// std::length_error for a size mismatch, CallMismatch for a message of another call or
+  /// step, Deadlock when no rank can move, RankFailed when a peer failed or returned.
   void exchange(std::span<const SendRequest> sends, std::span<const RecvRequest> recvs);
+  /// The same, for the collective call and step `info` (checked against the peers').
+  void exchange(std::span<const SendRequest> sends, std::span<const RecvRequest> recvs, const StepInfo& info);
+  /// Numbers the next collective call on this endpoint, from 1 in each Team::run.
+  std::uint64_t begin_call() noexcept { return ++calls_; }
 
 private:
   friend class Team;
   Endpoint(Team& team, std::size_t rank) : team_(&team), rank_(rank) {}
   Team* team_;
   std::size_t rank_;
+  std::uint64_t calls_ = 0;
 };
 
 /// p threads, each running the same function with its own Endpoint.
@@ -70,25 +157,43 @@ private:
 class Team {
 public:
   /// A team of p >= 1 ranks.
-  explicit Team(std::size_t p) : p_(p)
+  explicit Team(std::size_t p, Options options = {}) : p_(p)
   {
     if (p == 0) throw std::invalid_argument("collectives::threads::Team: the team needs at least one rank");
+    eager_ = options.eager_bytes != 0 ? options.eager_bytes : 4096;
+    const std::size_t least = 2 * (round64(eager_) + header_bytes);
+    ring_bytes_ = std::max(round64(options.channel_bytes != 0 ? options.channel_bytes : 2 * least), least);
     // With more ranks than cores, a spinning rank holds the core the rank it waits for
-    // needs: spin only briefly before blocking (a p = 1..64 alltoall sweep on 2 cores uses
-    // about a quarter of the CPU time).
+    // needs: poll only briefly before blocking.
     const unsigned cores = std::thread::hardware_concurrency();
-    spin_limit_ = cores != 0 && p > cores ? 8 : 256;
+    oversubscribed_ = cores != 0 && p > cores;
+    // Spinning only pays when the partner is running on another core: a short spin, a few
+    // yields (which hand the core to a runnable partner), then block. Measured with
+    // benchmarks/threads_transport.cpp on 2 shared cores: long spins (4096 polls and more)
+    // cost a scheduler time slice per step whenever other processes load the machine.
+    spin_limit_ = options.spin != 0 ? options.spin : oversubscribed_ ? 32 : 1024;
+    yield_limit_ = options.yields != 0 ? options.yields : oversubscribed_ ? 4 : 16;
+    channels_ = std::make_unique<Channel[]>(p_ * p_);
+    ranks_ = std::make_unique<RankState[]>(p_);
     reset();
   }
   Team(const Team&) = delete;
   Team& operator=(const Team&) = delete;
+  ~Team()
+  {
+    for (std::size_t i = 0; i < p_ * p_; ++i)
+      if (channels_[i].ring != nullptr) ::operator delete(channels_[i].ring, std::align_val_t{64});
+  }
 
   std::size_t size() const noexcept { return p_; }
+  /// Messages of at most this many bytes go eager.
+  std::size_t eager_bytes() const noexcept { return eager_; }
 
   /// Runs f(endpoint) on p threads (rank 0 on the calling thread) and waits for all.
   /// If any rank throws, the others are released (a rank waiting for a failed rank throws
   /// RankFailed naming it) and the first exception is rethrown. Every rank's f runs, even
   /// when another rank has failed before it starts, unless the threads cannot be started.
+  /// A message sent but never received makes run() throw CallMismatch naming it.
   template <class F>
   void run(F&& f)
   {
@@ -121,82 +226,186 @@ public:
     else finish(0);
     for (auto& w : workers) w.join();
     if (failure_) std::rethrow_exception(failure_);
+    check_all_received();
   }
 
 private:
   friend class Endpoint;
 
-  /// Set in Channel::posted while the receiver reads the offer; the sender cannot take
-  /// a claimed offer back.
-  static constexpr std::uint64_t claimed = std::uint64_t{1} << 63;
+  static constexpr std::size_t header_bytes = 64;
+  static constexpr std::size_t round64(std::size_t n) { return (n + 63) / 64 * 64; }
 
-  struct alignas(64) Channel {
-    std::atomic<std::uint64_t> posted{0}; // sequence number of the latest offer, | claimed
-    std::atomic<std::uint64_t> taken{0};  // sequence number of the latest message consumed
-    const ConstBytes* pieces = nullptr;   // the offered message's gather list
+  enum class Kind : std::uint32_t { eager, offer, wrap };
+
+  /// The head of every ring entry.
+  struct alignas(64) Header {
+    std::uint64_t bytes = 0; // the message's size
+    std::uint64_t call = 0;  // the sender's call number (0: no StepInfo)
+    std::uint32_t step = 0;
+    std::uint32_t steps = 0;
+    Kind kind = Kind::eager;
+    std::uint32_t entry = 0; // bytes of the entry in the ring (header + padded payload)
+    std::string_view collective{};
+    std::string_view algorithm{};
+  };
+  static_assert(sizeof(Header) == header_bytes);
+
+  /// States of a channel's rendezvous record.
+  enum : std::uint32_t { idle, offered, claimed, copied, withdrawn };
+
+  struct Channel {
+    // Written by the sender.
+    alignas(64) std::atomic<std::uint64_t> head{0}; // bytes ever published
+    std::uint64_t tail_seen = 0;                   // the sender's last look at tail
+    std::byte* ring = nullptr;                     // allocated by the sender, kept
+    // Written by the receiver.
+    alignas(64) std::atomic<std::uint64_t> tail{0}; // bytes ever consumed
+    // The single-copy offer (one at a time per channel).
+    alignas(64) std::atomic<std::uint32_t> offer{idle};
+    const ConstBytes* pieces = nullptr;
     std::size_t count = 0;
-    std::uint64_t sent = 0;     // sender-side count
-    std::uint64_t received = 0; // receiver-side count
+  };
 
-    /// True when an offer the receiver has not taken is up (read by the receiver only).
-    bool offer_waiting() const { return (posted.load(std::memory_order_acquire) & ~claimed) > received; }
+  /// What a rank is doing in exchange(), for its own loop and for the deadlock report.
+  struct RankState {
+    // Per send: 0 not posted, 1 offered (single copy, waiting), 2 done.
+    std::vector<std::uint8_t> send_state;
+    std::vector<std::uint8_t> recv_done;
+    std::vector<std::size_t> send_prev, recv_prev; // earlier request to the same peer, or npos
+    std::vector<std::size_t> last;                 // per peer: scratch for the above
+    std::vector<std::size_t> staged_at;            // per receive: offset in stage, or npos
+    // Combining receives whose destination this rank still sends from wait here (see
+    // try_receive); grown, never shrunk.
+    std::byte* stage = nullptr;
+    std::size_t stage_capacity = 0;
+    std::size_t stage_used = 0;
+    ~RankState()
+    {
+      if (stage != nullptr) ::operator delete(stage, std::align_val_t{64});
+    }
+    std::span<const SendRequest> sends;
+    std::span<const RecvRequest> recvs;
+    const StepInfo* info = nullptr;
+    // Sleeping (the flag and count are changed under the team's sleep mutex).
+    alignas(64) std::atomic<std::uint32_t> bell{0};
+    std::atomic<bool> sleeping{false};
+    std::atomic<bool> finished{false};
   };
-  struct alignas(64) Doorbell {
-    std::atomic<std::uint32_t> value{0};
-  };
+
+  static constexpr std::size_t npos = ~std::size_t{0};
 
   Channel& channel(std::size_t from, std::size_t to) { return channels_[from * p_ + to]; }
+  std::byte* entry_at(Channel& ch, std::uint64_t at) const { return ch.ring + at % ring_bytes_; }
+  static Header header_at(const std::byte* at)
+  {
+    Header h;
+    std::memcpy(&h, at, sizeof h);
+    return h;
+  }
 
   void reset()
   {
-    channels_ = std::make_unique<Channel[]>(p_ * p_);
-    bells_ = std::make_unique<Doorbell[]>(p_);
-    finished_ = std::make_unique<std::atomic<bool>[]>(p_);
-    for (std::size_t r = 0; r < p_; ++r) finished_[r].store(false);
+    for (std::size_t i = 0; i < p_ * p_; ++i) {
+      Channel& ch = channels_[i];
+      ch.head.store(0, std::memory_order_relaxed);
+      ch.tail.store(0, std::memory_order_relaxed);
+      ch.tail_seen = 0;
+      ch.offer.store(idle, std::memory_order_relaxed);
+    }
+    for (std::size_t r = 0; r < p_; ++r) {
+      ranks_[r].sleeping.store(false, std::memory_order_relaxed);
+      ranks_[r].finished.store(false, std::memory_order_relaxed);
+    }
+    asleep_ = 0;
+    live_ = p_;
+    deadlocked_.store(false);
     failed_.store(false);
     failed_rank_ = 0;
     failure_ = nullptr;
   }
 
-  void ring(std::size_t r)
+  // --- sleeping and waking -------------------------------------------------------------
+
+  /// Rank q may be able to go on: wake it if it sleeps. Called after a seq_cst store of
+  /// what q waits for (see the top of this header).
+  void wake(std::size_t q)
   {
-    bells_[r].value.fetch_add(1, std::memory_order_release);
-    bells_[r].value.notify_all();
+    RankState& rs = ranks_[q];
+    if (!rs.sleeping.load(std::memory_order_seq_cst)) return;
+    {
+      std::lock_guard lock(sleep_mutex_);
+      if (rs.sleeping.load(std::memory_order_relaxed)) {
+        rs.sleeping.store(false, std::memory_order_relaxed);
+        --asleep_;
+      }
+      rs.bell.fetch_add(1, std::memory_order_release);
+    }
+    rs.bell.notify_one();
   }
-  void ring_all()
+  void wake_all()
   {
-    for (std::size_t r = 0; r < p_; ++r) ring(r);
+    for (std::size_t r = 0; r < p_; ++r) wake(r);
   }
 
   void finish(std::size_t r)
   {
-    finished_[r].store(true, std::memory_order_release);
-    ring_all();
+    {
+      std::lock_guard lock(sleep_mutex_);
+      --live_;
+    }
+    ranks_[r].finished.store(true, std::memory_order_seq_cst);
+    wake_all();
   }
 
   /// Rank r leaves with exception e; `culprit` is the rank to blame (r itself, or the rank
   /// a RankFailed from r names).
   void fail(std::size_t r, std::size_t culprit, std::exception_ptr e)
   {
+    poison(culprit, e);
+    finish(r);
+  }
+
+  /// Fails the team (the first failure wins) and wakes every rank.
+  void poison(std::size_t culprit, std::exception_ptr e)
+  {
     {
       std::lock_guard lock(failure_mutex_);
       if (!failed_.load(std::memory_order_relaxed)) {
         failed_rank_ = culprit;
         failure_ = e;
-        failed_.store(true, std::memory_order_release);
+        failed_.store(true, std::memory_order_seq_cst);
       }
     }
-    finished_[r].store(true, std::memory_order_release);
-    ring_all();
+    wake_all();
   }
 
-  [[noreturn]] void throw_released(std::size_t me, std::size_t peer)
+  /// Throws e after failing the team with it, so the peers are released at once even if
+  /// the caller catches e and carries on.
+  template <class E>
+  [[noreturn]] void raise(std::size_t me, E e)
   {
+    std::exception_ptr ptr = std::make_exception_ptr(std::move(e));
+    poison(me, ptr);
+    std::rethrow_exception(ptr);
+  }
+
+  [[noreturn]] void throw_released(std::size_t me, std::size_t peer, const StepInfo* info)
+  {
+    if (deadlocked_.load(std::memory_order_acquire)) {
+      std::string what;
+      {
+        std::lock_guard lock(sleep_mutex_);
+        what = deadlock_text_;
+      }
+      throw Deadlock(what);
+    }
     if (failed_.load(std::memory_order_acquire))
-      throw RankFailed(failed_rank_, "collectives::threads: rank " + std::to_string(me) + " released because rank " +
+      throw RankFailed(failed_rank_, "collectives::threads: rank " + std::to_string(me) + ", in " +
+                                         detail::describe_step(info) + ", released because rank " +
                                          std::to_string(failed_rank_) + " failed");
-    throw RankFailed(peer, "collectives::threads: rank " + std::to_string(me) + " waits for rank " +
-                               std::to_string(peer) + ", which has already returned (mismatched collective calls)");
+    raise(me, RankFailed(peer, "collectives::threads: rank " + std::to_string(me) + ", in " +
+                                   detail::describe_step(info) + ", waits for rank " + std::to_string(peer) +
+                                   ", which has already returned. " + detail::mismatch_causes));
   }
 
   static void pause()
@@ -208,39 +417,39 @@ private:
 #endif
   }
 
-  void exchange(std::size_t me, std::span<const SendRequest> sends, std::span<const RecvRequest> recvs);
+  // --- one exchange --------------------------------------------------------------------
 
-  /// Called by a sender leaving exchange() by an exception: every offer in `seq` (0 and
-  /// not_posted mark none) is either taken back, so no receiver reads it after the
-  /// sender's buffers are gone, or, if a receiver has claimed it, waited for until copied.
-  void withdraw(std::size_t me, std::span<const SendRequest> sends, const std::vector<std::uint64_t>& seq,
-                std::uint64_t not_posted) noexcept
-  {
-    for (std::size_t i = 0; i < sends.size(); ++i) {
-      if (seq[i] == 0 || seq[i] == not_posted) continue;
-      Channel& ch = channel(me, sends[i].peer);
-      while (ch.taken.load(std::memory_order_acquire) < seq[i]) {
-        std::uint64_t offer = seq[i];
-        if (ch.posted.compare_exchange_strong(offer, seq[i] - 1, std::memory_order_acq_rel,
-                                              std::memory_order_acquire)) {
-          --ch.sent;
-          break;
-        }
-        // Claimed: the receiver is copying (a bounded memcpy), or is about to hand the
-        // claim back after finding a size mismatch. Yield: it may be waiting for a core.
-        std::this_thread::yield();
-      }
-    }
-  }
+  void exchange(std::size_t me, std::span<const SendRequest> sends, std::span<const RecvRequest> recvs,
+                const StepInfo* info);
+  bool try_post(std::size_t me, const SendRequest& s, const StepInfo* info, bool& done);
+  bool try_receive(std::size_t me, std::size_t i, const StepInfo* info);
+  bool overlaps_open_send(std::size_t me, const RecvRequest& r);
+  std::byte* stage(std::size_t me, std::size_t bytes, std::size_t& offset);
+  bool can_progress(std::size_t me);
+  void block(std::size_t me);
+  void withdraw(std::size_t me) noexcept;
+  std::string waits_text(std::size_t r);
+  void check_header(std::size_t me, const RecvRequest& r, const Header& h, const StepInfo* info);
+  void check_all_received();
 
   std::size_t p_;
-  unsigned spin_limit_ = 256; // pause()s before blocking on the doorbell
+  std::size_t eager_ = 4096;
+  std::size_t ring_bytes_ = 0;
+  bool oversubscribed_ = false;
+  unsigned spin_limit_ = 1024; // polls (with pause) before yielding
+  unsigned yield_limit_ = 16;  // polls (with yield) before blocking on the doorbell
   std::unique_ptr<Channel[]> channels_;
-  std::unique_ptr<Doorbell[]> bells_;
-  std::unique_ptr<std::atomic<bool>[]> finished_;
+  std::unique_ptr<RankState[]> ranks_;
+
+  std::mutex sleep_mutex_; // guards asleep_, live_, deadlock_text_ and the sleeping flags
+  std::size_t asleep_ = 0;
+  std::size_t live_ = 0;
+  std::string deadlock_text_;
+  std::atomic<bool> deadlocked_{false};
+
   std::atomic<bool> failed_{false};
   std::mutex failure_mutex_;
-  std::size_t failed_rank_ = 0; // written before failed_ is set (release), read after it (acquire)
+  std::size_t failed_rank_ = 0; // written before failed_ is set (seq_cst), read after it
   std::exception_ptr failure_;
 };
 
@@ -248,151 +457,417 @@ inline std::size_t Endpoint::size() const noexcept { return team_->size(); }
 
 inline void Endpoint::exchange(std::span<const SendRequest> sends, std::span<const RecvRequest> recvs)
 {
-  team_->exchange(rank_, sends, recvs);
+  team_->exchange(rank_, sends, recvs, nullptr);
 }
 
-namespace detail {
-/// Copies a gather list into a scatter list of the same total size.
-inline void copy_pieces(const ConstBytes* from, std::size_t nfrom, std::span<const MutableBytes> to)
+inline void Endpoint::exchange(std::span<const SendRequest> sends, std::span<const RecvRequest> recvs,
+                               const StepInfo& info)
 {
-  std::size_t fi = 0, fo = 0;
-  for (const auto& dst : to) {
-    std::size_t done = 0;
-    while (done < dst.size) {
-      while (from[fi].size == fo) {
-        ++fi;
-        fo = 0;
-      }
-      const std::size_t n = std::min(dst.size - done, from[fi].size - fo);
-      std::memcpy(dst.data + done, from[fi].data + fo, n);
-      done += n;
-      fo += n;
-    }
-  }
-  (void)nfrom;
+  team_->exchange(rank_, sends, recvs, &info);
 }
-} // namespace detail
 
-inline void Team::exchange(std::size_t me, std::span<const SendRequest> sends, std::span<const RecvRequest> recvs)
+
+inline void Team::check_header(std::size_t me, const RecvRequest& r, const Header& h, const StepInfo* info)
+{
+  // Only calls that name themselves on both sides can be compared.
+  if (info == nullptr || info->call == 0 || h.call == 0) return;
+  if (h.call == info->call && h.step == info->step && h.collective == info->collective) return;
+  StepInfo theirs{h.collective, h.algorithm, h.call, h.step, h.steps};
+  std::string what = "collectives::threads: rank " + std::to_string(me) + ", in " + detail::describe_step(info) +
+                     ", expects a message from rank " + std::to_string(r.peer) + " but finds one of " +
+                     detail::describe_step(&theirs) + " (" + std::to_string(h.bytes) + " bytes)";
+  if (h.call < info->call) what += ", left over from an earlier call that never received it";
+  else if (h.call > info->call) what += ": rank " + std::to_string(r.peer) + " has gone on to a later call";
+  raise(me, CallMismatch(what + ". " + detail::mismatch_causes));
+}
+
+inline bool Team::try_post(std::size_t me, const SendRequest& s, const StepInfo* info, bool& done)
+{
+  Channel& ch = channel(me, s.peer);
+  const std::size_t bytes = total_bytes(s.pieces);
+  const bool eager = bytes <= eager_;
+  if (!eager && ch.offer.load(std::memory_order_relaxed) != idle) return false; // an earlier offer is open
+  const std::uint64_t entry = header_bytes + (eager ? round64(bytes) : 0);
+  const std::uint64_t head = ch.head.load(std::memory_order_relaxed);
+  const std::uint64_t at = head % ring_bytes_;
+  const std::uint64_t skip = ring_bytes_ - at < entry ? ring_bytes_ - at : 0; // wrap to the start
+  if (head + skip + entry - ch.tail_seen > ring_bytes_) {
+    ch.tail_seen = ch.tail.load(std::memory_order_acquire);
+    if (head + skip + entry - ch.tail_seen > ring_bytes_) return false; // full: the receiver lags
+  }
+  if (ch.ring == nullptr) // first message on this channel (only the sender writes it)
+    ch.ring = static_cast<std::byte*>(::operator new(ring_bytes_, std::align_val_t{64}));
+  if (skip != 0) {
+    Header w;
+    w.kind = Kind::wrap;
+    w.entry = static_cast<std::uint32_t>(skip);
+    std::memcpy(entry_at(ch, head), &w, sizeof w);
+  }
+  Header h;
+  h.bytes = bytes;
+  h.kind = eager ? Kind::eager : Kind::offer;
+  h.entry = static_cast<std::uint32_t>(entry);
+  if (info != nullptr) {
+    h.call = info->call;
+    h.step = static_cast<std::uint32_t>(info->step);
+    h.steps = static_cast<std::uint32_t>(info->steps);
+    h.collective = info->collective;
+    h.algorithm = info->algorithm;
+  }
+  std::byte* e = entry_at(ch, head + skip);
+  std::memcpy(e, &h, sizeof h);
+  if (eager) {
+    std::byte* to = e + header_bytes;
+    for (const auto& piece : s.pieces) {
+      if (piece.size != 0) std::memcpy(to, piece.data, piece.size);
+      to += piece.size;
+    }
+  } else {
+    ch.pieces = s.pieces.data();
+    ch.count = s.pieces.size();
+    ch.offer.store(offered, std::memory_order_relaxed); // published by the head store
+  }
+  ch.head.store(head + skip + entry, std::memory_order_seq_cst);
+  wake(s.peer);
+  done = eager;
+  return true;
+}
+
+/// Whether receive r combines into memory a send of this exchange that has not finished
+/// still reads (an unposted send, or an offer the peer may be reading): an in-place
+/// exchange such as recursive doubling's. Spans are compared, so this errs towards yes.
+inline bool Team::overlaps_open_send(std::size_t me, const RecvRequest& r)
+{
+  if (r.combine == nullptr) return false;
+  const std::byte *lo = nullptr, *hi = nullptr;
+  for (const auto& piece : r.pieces)
+    if (piece.size != 0) {
+      lo = lo == nullptr ? piece.data : std::min(lo, static_cast<const std::byte*>(piece.data));
+      hi = std::max(hi, static_cast<const std::byte*>(piece.data + piece.size));
+    }
+  if (lo == nullptr) return false;
+  RankState& rs = ranks_[me];
+  for (std::size_t i = 0; i < rs.sends.size(); ++i) {
+    if (rs.send_state[i] == 2) continue;
+    if (rs.send_state[i] == 1 && channel(me, rs.sends[i].peer).offer.load(std::memory_order_acquire) == copied)
+      continue;
+    for (const auto& piece : rs.sends[i].pieces)
+      if (piece.size != 0 && piece.data < hi && lo < piece.data + piece.size) return true;
+  }
+  return false;
+}
+
+/// Room for `bytes` more staged bytes of this exchange (their offset in `offset`); the
+/// staged bytes so far move with the buffer when it grows.
+inline std::byte* Team::stage(std::size_t me, std::size_t bytes, std::size_t& offset)
+{
+  RankState& rs = ranks_[me];
+  offset = rs.stage_used;
+  const std::size_t need = offset + round64(bytes);
+  if (need > rs.stage_capacity) {
+    const std::size_t grown = std::max(need, 2 * rs.stage_capacity);
+    auto* fresh = static_cast<std::byte*>(::operator new(grown, std::align_val_t{64}));
+    if (rs.stage != nullptr) {
+      if (offset != 0) std::memcpy(fresh, rs.stage, offset);
+      ::operator delete(rs.stage, std::align_val_t{64});
+    }
+    rs.stage = fresh;
+    rs.stage_capacity = grown;
+  }
+  rs.stage_used = need;
+  return rs.stage + offset;
+}
+
+inline bool Team::try_receive(std::size_t me, std::size_t index, const StepInfo* info)
+{
+  RankState& rs = ranks_[me];
+  const RecvRequest& r = rs.recvs[index];
+  Channel& ch = channel(r.peer, me);
+  std::uint64_t tail = ch.tail.load(std::memory_order_relaxed);
+  if (ch.head.load(std::memory_order_acquire) == tail) return false;
+  const std::byte* e = entry_at(ch, tail);
+  if (header_at(e).kind == Kind::wrap) { // the sender publishes a wrap with the entry after it
+    tail += header_at(e).entry;
+    e = entry_at(ch, tail);
+  }
+  const Header h = header_at(e);
+  check_header(me, r, h, info);
+  const std::size_t want = total_bytes(r.pieces);
+  if (h.bytes != want)
+    raise(me, std::length_error(detail::size_mismatch_text("collectives::threads", me, r.peer, want, h.bytes, info)));
+  // Combining into memory this rank still sends from would change what its peer reads:
+  // copy the message aside instead, and combine once every send has been taken.
+  MutableBytes staged{};
+  std::span<const MutableBytes> into = r.pieces;
+  const ReceiveCombine* combine = r.combine;
+  if (overlaps_open_send(me, r)) {
+    staged.size = want;
+    staged.data = stage(me, want, rs.staged_at[index]);
+    into = std::span<const MutableBytes>(&staged, 1);
+    combine = nullptr;
+  }
+  if (h.kind == Kind::eager) {
+    const ConstBytes payload{e + header_bytes, h.bytes};
+    detail::transfer(&payload, 1, into, combine);
+  } else {
+    std::uint32_t expected = offered;
+    // Claim before reading; failing means the sender left and took its offer back.
+    if (!ch.offer.compare_exchange_strong(expected, claimed, std::memory_order_acq_rel, std::memory_order_acquire))
+      throw_released(me, r.peer, info);
+    detail::transfer(ch.pieces, ch.count, into, combine);
+    ch.offer.store(copied, std::memory_order_seq_cst);
+  }
+  ch.tail.store(tail + h.entry, std::memory_order_seq_cst);
+  wake(r.peer);
+  return true;
+}
+
+inline void Team::exchange(std::size_t me, std::span<const SendRequest> sends, std::span<const RecvRequest> recvs,
+                           const StepInfo* info)
 {
   for (const auto& s : sends)
     if (s.peer >= p_ || s.peer == me)
-      throw std::invalid_argument("collectives::threads: rank " + std::to_string(me) + " sends to invalid rank " +
-                                  std::to_string(s.peer));
+      throw std::invalid_argument("collectives::threads: rank " + std::to_string(me) + ", in " +
+                                  detail::describe_step(info) + ", sends to invalid rank " + std::to_string(s.peer));
   for (const auto& r : recvs)
     if (r.peer >= p_ || r.peer == me)
-      throw std::invalid_argument("collectives::threads: rank " + std::to_string(me) + " receives from invalid rank " +
+      throw std::invalid_argument("collectives::threads: rank " + std::to_string(me) + ", in " +
+                                  detail::describe_step(info) + ", receives from invalid rank " +
                                   std::to_string(r.peer));
+  if (failed_.load(std::memory_order_acquire) || deadlocked_.load(std::memory_order_acquire))
+    throw_released(me, failed_rank_, info);
 
-  // Sends: offer the first message on each channel; later ones on the same channel wait
-  // until the one before is taken (a channel holds one offer at a time).
-  constexpr std::uint64_t not_posted = ~std::uint64_t{0};
-  std::vector<std::uint64_t> seq(sends.size(), not_posted);
-  std::vector<char> recv_done(recvs.size(), 0);
-  auto blocked_by_earlier = [&](std::size_t i) {
-    for (std::size_t j = 0; j < i; ++j)
-      if (sends[j].peer == sends[i].peer && seq[j] != 0) return true;
-    return false;
-  };
-  auto post = [&](std::size_t i) {
-    Channel& ch = channel(me, sends[i].peer);
-    ch.pieces = sends[i].pieces.data();
-    ch.count = sends[i].pieces.size();
-    seq[i] = ++ch.sent;
-    ch.posted.store(seq[i], std::memory_order_release);
-    ring(sends[i].peer);
-  };
-  std::size_t open_sends = sends.size();
-  std::size_t open_recvs = recvs.size();
+  // The state of this exchange lives in the rank's reusable vectors: no allocation once
+  // the rank has seen a step this large.
+  RankState& rs = ranks_[me];
+  const std::size_t ns = sends.size(), nr = recvs.size();
+  if (rs.send_state.size() < ns) {
+    rs.send_state.resize(ns);
+    rs.send_prev.resize(ns);
+  }
+  if (rs.recv_done.size() < nr) {
+    rs.recv_done.resize(nr);
+    rs.recv_prev.resize(nr);
+    rs.staged_at.resize(nr);
+  }
+  if (rs.last.size() < p_) rs.last.assign(p_, npos);
+  // Messages to (from) one peer go (are taken) in order: note each one's predecessor.
+  for (std::size_t i = 0; i < ns; ++i) {
+    rs.send_state[i] = 0;
+    rs.send_prev[i] = std::exchange(rs.last[sends[i].peer], i);
+  }
+  for (const auto& s : sends) rs.last[s.peer] = npos;
+  for (std::size_t i = 0; i < nr; ++i) {
+    rs.recv_done[i] = 0;
+    rs.staged_at[i] = npos;
+    rs.recv_prev[i] = std::exchange(rs.last[recvs[i].peer], i);
+  }
+  for (const auto& r : recvs) rs.last[r.peer] = npos;
+  rs.sends = sends;
+  rs.recvs = recvs;
+  rs.info = info;
+  rs.stage_used = 0;
 
+  std::size_t open = ns + nr;
   try {
-    unsigned spins = 0;
+    unsigned idle_polls = 0;
     while (true) {
       bool progress = false;
-      // Offer what may be offered; retire what was taken.
-      for (std::size_t i = 0; i < sends.size(); ++i) {
-        if (seq[i] == not_posted) {
-          if (!blocked_by_earlier(i)) {
-            post(i);
-            progress = true;
-          }
-        } else if (seq[i] != 0) {
+      for (std::size_t i = 0; i < ns; ++i) {
+        std::uint8_t& st = rs.send_state[i];
+        if (st == 2) continue;
+        if (st == 0) {
+          if (rs.send_prev[i] != npos && rs.send_state[rs.send_prev[i]] == 0) continue;
+          bool done = false;
+          if (!try_post(me, sends[i], info, done)) continue;
+          st = done ? 2 : 1;
+          open -= done;
+          progress = true;
+        } else {
           Channel& ch = channel(me, sends[i].peer);
-          if (ch.taken.load(std::memory_order_acquire) >= seq[i]) {
-            seq[i] = 0;
-            --open_sends;
+          if (ch.offer.load(std::memory_order_acquire) == copied) {
+            ch.offer.store(idle, std::memory_order_relaxed);
+            st = 2;
+            --open;
             progress = true;
           }
         }
       }
-      // Take every message that has arrived, in order per peer.
-      for (std::size_t i = 0; i < recvs.size(); ++i) {
-        if (recv_done[i]) continue;
-        bool earlier_open = false;
-        for (std::size_t j = 0; j < i && !earlier_open; ++j)
-          earlier_open = !recv_done[j] && recvs[j].peer == recvs[i].peer;
-        if (earlier_open) continue;
-        Channel& ch = channel(recvs[i].peer, me);
-        std::uint64_t offer = ch.posted.load(std::memory_order_acquire);
-        if ((offer & ~claimed) > ch.received) {
-          // A new offer is never claimed yet. Claim it before reading it; failing means the
-          // sender took it back.
-          if (!ch.posted.compare_exchange_strong(offer, offer | claimed, std::memory_order_acq_rel,
-                                                 std::memory_order_acquire))
-            continue;
-          const std::size_t want = total_bytes(recvs[i].pieces);
-          std::size_t have = 0;
-          for (std::size_t k = 0; k < ch.count; ++k) have += ch.pieces[k].size;
-          if (have != want) {
-            ch.posted.store(offer, std::memory_order_release); // hand the claim back
-            throw std::length_error("collectives::threads: rank " + std::to_string(me) + " expects " +
-                                    std::to_string(want) + " bytes from rank " + std::to_string(recvs[i].peer) +
-                                    ", which sends " + std::to_string(have));
-          }
-          detail::copy_pieces(ch.pieces, ch.count, recvs[i].pieces);
-          ++ch.received;
-          ch.taken.store(ch.received, std::memory_order_release);
-          ring(recvs[i].peer);
-          recv_done[i] = 1;
-          --open_recvs;
+      for (std::size_t i = 0; i < nr; ++i) {
+        if (rs.recv_done[i] || (rs.recv_prev[i] != npos && !rs.recv_done[rs.recv_prev[i]])) continue;
+        if (try_receive(me, i, info)) {
+          rs.recv_done[i] = 1;
+          --open;
           progress = true;
         }
       }
-      if (open_sends == 0 && open_recvs == 0) return;
+      if (open == 0) {
+        // Every send has been taken: the staged receives may now combine into place.
+        for (std::size_t i = 0; i < nr; ++i)
+          if (rs.staged_at[i] != npos) {
+            const ConstBytes staged{rs.stage + rs.staged_at[i], total_bytes(recvs[i].pieces)};
+            detail::transfer(&staged, 1, recvs[i].pieces, recvs[i].combine);
+          }
+        return;
+      }
       if (progress) {
-        spins = 0;
+        idle_polls = 0;
         continue;
       }
-      if (failed_.load(std::memory_order_acquire)) throw_released(me, failed_rank_);
-      if (++spins < spin_limit_) {
+      if (failed_.load(std::memory_order_acquire) || deadlocked_.load(std::memory_order_acquire))
+        throw_released(me, failed_rank_, info);
+      if (++idle_polls < spin_limit_) {
         pause();
         continue;
       }
-      // Block until someone rings this rank's doorbell, re-checking after reading it so a
-      // ring between the check and the wait is not lost.
-      const std::uint32_t bell = bells_[me].value.load(std::memory_order_acquire);
-      bool ready = failed_.load(std::memory_order_acquire);
-      for (std::size_t i = 0; i < sends.size() && !ready; ++i)
-        ready = seq[i] != 0 && seq[i] != not_posted &&
-                channel(me, sends[i].peer).taken.load(std::memory_order_acquire) >= seq[i];
-      for (std::size_t i = 0; i < recvs.size() && !ready; ++i)
-        ready = !recv_done[i] && channel(recvs[i].peer, me).offer_waiting();
-      if (ready) continue;
-      // A peer that has returned will never answer.
-      for (std::size_t i = 0; i < sends.size(); ++i)
-        if (seq[i] != 0 && seq[i] != not_posted && finished_[sends[i].peer].load(std::memory_order_acquire) &&
-            channel(me, sends[i].peer).taken.load(std::memory_order_acquire) < seq[i])
-          throw_released(me, sends[i].peer);
-      for (std::size_t i = 0; i < recvs.size(); ++i)
-        if (!recv_done[i] && finished_[recvs[i].peer].load(std::memory_order_acquire) &&
-            !channel(recvs[i].peer, me).offer_waiting())
-          throw_released(me, recvs[i].peer);
-      bells_[me].value.wait(bell, std::memory_order_acquire);
+      if (idle_polls < spin_limit_ + yield_limit_) {
+        std::this_thread::yield();
+        continue;
+      }
+      block(me);
+      idle_polls = 0;
     }
   } catch (...) {
-    withdraw(me, sends, seq, not_posted);
+    withdraw(me);
     throw;
   }
+}
+
+/// Whether rank me could go on now (seq_cst loads: see the top of this header).
+inline bool Team::can_progress(std::size_t me)
+{
+  if (failed_.load(std::memory_order_seq_cst) || deadlocked_.load(std::memory_order_seq_cst)) return true;
+  RankState& rs = ranks_[me];
+  for (std::size_t i = 0; i < rs.sends.size(); ++i) {
+    Channel& ch = channel(me, rs.sends[i].peer);
+    // A peer that has returned since the last look: block() reports it.
+    if (rs.send_state[i] != 2 && ranks_[rs.sends[i].peer].finished.load(std::memory_order_seq_cst)) return true;
+    if (rs.send_state[i] == 1 && ch.offer.load(std::memory_order_seq_cst) == copied) return true;
+    if (rs.send_state[i] == 0 && (rs.send_prev[i] == npos || rs.send_state[rs.send_prev[i]] != 0) &&
+        ch.tail.load(std::memory_order_seq_cst) != ch.tail_seen)
+      return true; // room may have been made
+    // An unposted offer may also wait for the previous offer, which a retire frees.
+  }
+  for (std::size_t i = 0; i < rs.recvs.size(); ++i) {
+    if (rs.recv_done[i] || (rs.recv_prev[i] != npos && !rs.recv_done[rs.recv_prev[i]])) continue;
+    Channel& ch = channel(rs.recvs[i].peer, me);
+    if (ch.head.load(std::memory_order_seq_cst) != ch.tail.load(std::memory_order_relaxed)) return true;
+    if (ranks_[rs.recvs[i].peer].finished.load(std::memory_order_seq_cst)) return true;
+  }
+  return false;
+}
+
+/// "waits for a message from rank 1; waits for rank 2 to take its 16000-byte message"
+inline std::string Team::waits_text(std::size_t r)
+{
+  RankState& rs = ranks_[r];
+  std::string s;
+  auto add = [&](const std::string& what) { s += (s.empty() ? "" : "; ") + what; };
+  for (std::size_t i = 0; i < rs.sends.size(); ++i) {
+    const std::string bytes = std::to_string(total_bytes(rs.sends[i].pieces));
+    const std::string peer = std::to_string(rs.sends[i].peer);
+    if (rs.send_state[i] == 1) add("waits for rank " + peer + " to take its " + bytes + "-byte message");
+    else if (rs.send_state[i] == 0) add("waits for room to send " + bytes + " bytes to rank " + peer);
+  }
+  for (std::size_t i = 0; i < rs.recvs.size(); ++i)
+    if (!rs.recv_done[i])
+      add("waits for a message of " + std::to_string(total_bytes(rs.recvs[i].pieces)) + " bytes from rank " +
+          std::to_string(rs.recvs[i].peer));
+  return s;
+}
+
+/// Sleeps until rung; declares a deadlock when this rank is the last live one to sleep.
+inline void Team::block(std::size_t me)
+{
+  RankState& rs = ranks_[me];
+  // A peer that has returned will never answer.
+  for (std::size_t i = 0; i < rs.sends.size(); ++i)
+    if (rs.send_state[i] != 2 && ranks_[rs.sends[i].peer].finished.load(std::memory_order_acquire))
+      throw_released(me, rs.sends[i].peer, rs.info);
+  for (std::size_t i = 0; i < rs.recvs.size(); ++i) {
+    const std::size_t q = rs.recvs[i].peer;
+    if (!rs.recv_done[i] && ranks_[q].finished.load(std::memory_order_acquire) &&
+        channel(q, me).head.load(std::memory_order_acquire) == channel(q, me).tail.load(std::memory_order_relaxed))
+      throw_released(me, q, rs.info);
+  }
+  std::unique_lock lock(sleep_mutex_);
+  const std::uint32_t bell = rs.bell.load(std::memory_order_acquire);
+  rs.sleeping.store(true, std::memory_order_seq_cst);
+  ++asleep_;
+  auto unregister = [&] {
+    if (rs.sleeping.load(std::memory_order_relaxed)) {
+      rs.sleeping.store(false, std::memory_order_relaxed);
+      --asleep_;
+    }
+  };
+  if (can_progress(me)) {
+    unregister();
+    return;
+  }
+  if (asleep_ == live_) {
+    // Every live rank sleeps and none was rung since it last looked: nothing can move.
+    std::string what = "collectives::threads: deadlock: every rank that has not returned waits and no message can move:";
+    const char* sep = " ";
+    for (std::size_t r = 0; r < p_; ++r)
+      if (ranks_[r].sleeping.load(std::memory_order_relaxed)) {
+        what += sep + ("rank " + std::to_string(r)) + ", in " + detail::describe_step(ranks_[r].info) + ", " +
+                waits_text(r);
+        sep = "; ";
+      }
+    deadlock_text_ = what + ". " + detail::mismatch_causes;
+    deadlocked_.store(true, std::memory_order_seq_cst);
+    unregister();
+    lock.unlock();
+    wake_all();
+    throw Deadlock(deadlock_text_);
+  }
+  lock.unlock();
+  rs.bell.wait(bell, std::memory_order_acquire);
+  if (rs.sleeping.load(std::memory_order_acquire)) { // woken by no one (spurious)
+    lock.lock();
+    unregister();
+  }
+}
+
+/// Called by a sender leaving exchange() by an exception: every open offer is either taken
+/// back, so no receiver reads it after the sender's buffers are gone, or, if a receiver has
+/// claimed it, waited for until copied.
+inline void Team::withdraw(std::size_t me) noexcept
+{
+  RankState& rs = ranks_[me];
+  for (std::size_t i = 0; i < rs.sends.size(); ++i) {
+    if (rs.send_state[i] != 1) continue;
+    Channel& ch = channel(me, rs.sends[i].peer);
+    while (true) {
+      std::uint32_t expected = offered;
+      if (ch.offer.compare_exchange_strong(expected, withdrawn, std::memory_order_acq_rel)) break;
+      if (expected == copied) break;
+      // Claimed: the receiver is copying (a bounded memcpy). Yield: it may need a core.
+      std::this_thread::yield();
+    }
+    rs.send_state[i] = 2;
+  }
+  rs.sends = {};
+  rs.recvs = {};
+}
+
+/// After a run without failure: a message still in a channel was never received.
+inline void Team::check_all_received()
+{
+  for (std::size_t from = 0; from < p_; ++from)
+    for (std::size_t to = 0; to < p_; ++to) {
+      Channel& ch = channel(from, to);
+      std::uint64_t tail = ch.tail.load(std::memory_order_acquire);
+      if (ch.head.load(std::memory_order_acquire) == tail) continue;
+      const std::byte* e = entry_at(ch, tail);
+      if (header_at(e).kind == Kind::wrap) e = entry_at(ch, tail + header_at(e).entry);
+      const Header h = header_at(e);
+      const StepInfo theirs{h.collective, h.algorithm, h.call, h.step, h.steps};
+      throw CallMismatch("collectives::threads: rank " + std::to_string(to) + " never received the " +
+                         std::to_string(h.bytes) + "-byte message rank " + std::to_string(from) + " sent it in " +
+                         detail::describe_step(&theirs) + "; results of that call may be wrong. " +
+                         detail::mismatch_causes);
+    }
 }
 
 } // namespace threads

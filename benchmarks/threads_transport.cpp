@@ -1,0 +1,278 @@
+// The threads transport against its predecessor (commit 8407db1, benchmarks/baseline/) and
+// against memcpy, in the same run (a program, not a test):
+//
+//   threads_transport [--p N] [--collectives a,b] [--sizes 8,64,...] [--batches B]
+//                     [--eager BYTES] [--spin POLLS] [--yields N] [--stat median|min]
+//
+// For allreduce (doubles, +), alltoall (bytes; the size is one block), broadcast (root 0)
+// and barrier, at each size (default 8 B .. 1 MiB by 8x) and p (default 2): the default
+// algorithm on the current transport ("now"), on the 8407db1 transport ("8407db1"), and
+// the memcpy roofline: every rank copies, at the same time as the others, the bytes it
+// must at least move in one call (allreduce, broadcast: the message; alltoall: p - 1
+// blocks) between two buffers of its own.
+// Method: each variant runs `iterations` calls in one Team::run; calls are separated by a
+// spin barrier of this program (yielding when there are more ranks than CPUs), and a
+// call's time runs from the last rank's start to the last rank's end; a batch's time is
+// its median call (--stat min: its fastest call, and the cell's time the fastest batch:
+// on a heavily loaded machine, where most calls wait for a time slice, this estimates
+// what a call costs when both ranks run). Variants alternate batch by batch (B batches each) and each reports its
+// median batch, so a burst of load from other processes hits all of them alike. Every
+// variant's result is checked once per cell. Ratios: now / 8407db1 (< 1: faster) and
+// memcpy / now (the share of the roofline reached; reductions also read their own data).
+
+#include "baseline/threads_8407db1.hpp"
+
+#include <collectives/collectives.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using namespace collectives;
+using Clock = std::chrono::steady_clock;
+
+/// A sense-reversing spin barrier that yields when oversubscribed (not timed).
+class SpinBarrier {
+public:
+  explicit SpinBarrier(std::size_t p) : p_(p), yield_(p > std::max(1u, std::thread::hardware_concurrency())) {}
+  void wait()
+  {
+    const bool sense = !sense_.load(std::memory_order_relaxed);
+    if (count_.fetch_add(1, std::memory_order_acq_rel) + 1 == p_) {
+      count_.store(0, std::memory_order_relaxed);
+      sense_.store(sense, std::memory_order_release);
+      return;
+    }
+    // Spin, then yield: on a loaded machine the last rank may wait for a CPU.
+    for (unsigned spins = 0; sense_.load(std::memory_order_acquire) != sense; ++spins)
+      if (yield_ || spins > 20000) std::this_thread::yield();
+  }
+
+private:
+  std::size_t p_;
+  bool yield_;
+  std::atomic<std::size_t> count_{0};
+  std::atomic<bool> sense_{false};
+};
+
+struct Settings {
+  std::size_t p = 2;
+  std::vector<std::string> collectives{"allreduce", "alltoall", "broadcast", "barrier"};
+  std::vector<std::size_t> sizes{8, 64, 512, 4096, 32768, 262144, 1048576};
+  std::size_t batches = 5;
+  threads::Options options{};
+};
+
+bool use_min = false;
+
+/// Median of v, or its minimum with --stat min.
+double median(std::vector<double> v)
+{
+  std::sort(v.begin(), v.end());
+  return use_min ? v.front() : v[v.size() / 2];
+}
+
+/// Runs `iterations` calls of op(rank) (after two warm-up calls and check(rank)) on every
+/// rank of a team and returns the median call time; `ok` is cleared if a check fails.
+/// roofline: the call time is max(longest rank, sum of ranks / CPUs), as copies on
+/// oversubscribed cores cannot overlap.
+template <class Team, class Op, class Check>
+double batch(Team& team, std::size_t iterations, Op&& op, Check&& check, bool& ok, bool roofline)
+{
+  const std::size_t p = team.size();
+  const std::size_t cpus = std::max(1u, std::thread::hardware_concurrency());
+  SpinBarrier barrier(p);
+  std::vector<std::vector<Clock::time_point>> start(p, std::vector<Clock::time_point>(iterations)),
+    end(p, std::vector<Clock::time_point>(iterations));
+  std::vector<char> good(p, 1);
+  team.run([&](auto& ep) {
+    const std::size_t r = ep.rank();
+    auto state = op.make(ep);
+    state.call();
+    state.call();
+    good[r] = check(state, r) ? 1 : 0;
+    for (std::size_t i = 0; i < iterations; ++i) {
+      barrier.wait();
+      start[r][i] = Clock::now();
+      state.call();
+      end[r][i] = Clock::now();
+    }
+  });
+  for (char g : good) ok = ok && g;
+  std::vector<double> t(iterations);
+  for (std::size_t i = 0; i < iterations; ++i) {
+    Clock::time_point s = start[0][i], e = end[0][i];
+    double longest = 0, sum = 0;
+    for (std::size_t q = 0; q < p; ++q) {
+      s = std::max(s, start[q][i]);
+      e = std::max(e, end[q][i]);
+      const double d = std::chrono::duration<double>(end[q][i] - start[q][i]).count();
+      longest = std::max(longest, d);
+      sum += d;
+    }
+    t[i] = roofline ? std::max(longest, sum / static_cast<double>(std::min(p, cpus)))
+                    : std::chrono::duration<double>(e - s).count();
+  }
+  return median(t);
+}
+
+/// One collective at one size: make(ep) builds a rank's buffers and returns an object
+/// whose call() runs the collective once; check(state, rank) verifies the last result.
+template <class Make, class Check>
+struct Cell {
+  Make make_fn;
+  Check check_fn;
+  template <class E>
+  auto make(E& ep) const { return make_fn(ep); }
+};
+
+/// A rank's state for collective `name` at `bytes` on endpoint type E.
+template <class E>
+struct RankCall {
+  std::string name;
+  std::size_t bytes, p, me;
+  Communicator<E, Ring<>> comm;
+  std::vector<double> x, y;
+  std::vector<std::uint8_t> s, t;
+  RankCall(E& ep, std::string n, std::size_t b)
+    : name(std::move(n)), bytes(b), p(ep.size()), me(ep.rank()), comm(ep, Ring<>{ep.size()})
+  {
+    if (name == "allreduce") {
+      x.assign(std::max<std::size_t>(1, bytes / 8), double(me + 1));
+      y.assign(x.size(), 0);
+    } else if (name == "alltoall") {
+      s.resize(p * bytes);
+      t.resize(p * bytes);
+      for (std::size_t i = 0; i < s.size(); ++i) s[i] = static_cast<std::uint8_t>(me * 7 + i / bytes);
+    } else if (name == "broadcast") {
+      s.assign(bytes, static_cast<std::uint8_t>(me == 0 ? 42 : 0));
+    }
+  }
+  void call()
+  {
+    if (name == "allreduce") allreduce(comm, x, y, std::plus<>{});
+    else if (name == "alltoall") alltoall(comm, s, t);
+    else if (name == "broadcast") broadcast(comm, s, 0);
+    else barrier(comm);
+  }
+  bool right() const
+  {
+    if (name == "allreduce") return y[0] == double(p * (p + 1) / 2);
+    if (name == "alltoall") {
+      for (std::size_t j = 0; j < p; ++j)
+        if (t[j * bytes] != static_cast<std::uint8_t>(j * 7 + me)) return false;
+      return true;
+    }
+    if (name == "broadcast") return s.empty() || s[0] == 42;
+    return true;
+  }
+};
+
+/// The memcpy roofline's rank state.
+struct Copy {
+  std::vector<std::uint8_t> src, dst;
+  void call()
+  {
+    if (!src.empty()) std::memcpy(dst.data(), src.data(), src.size());
+    asm volatile("" : : "r"(dst.data()) : "memory");
+  }
+};
+
+std::vector<std::size_t> parse_list(const char* text)
+{
+  std::vector<std::size_t> v;
+  for (const char* c = text; *c;) {
+    char* end = nullptr;
+    v.push_back(std::strtoull(c, &end, 10));
+    c = *end == ',' ? end + 1 : end;
+  }
+  return v;
+}
+
+std::vector<std::string> split(const std::string& s)
+{
+  std::vector<std::string> v;
+  std::size_t at = 0;
+  while (at <= s.size()) {
+    const std::size_t comma = std::min(s.find(',', at), s.size());
+    v.push_back(s.substr(at, comma - at));
+    at = comma + 1;
+  }
+  return v;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+  Settings set;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string a = argv[i];
+    if (a == "--p") set.p = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (a == "--sizes") set.sizes = parse_list(argv[i + 1]);
+    else if (a == "--collectives") set.collectives = split(argv[i + 1]);
+    else if (a == "--batches") set.batches = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (a == "--eager") set.options.eager_bytes = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (a == "--spin") set.options.spin = static_cast<unsigned>(std::strtoul(argv[i + 1], nullptr, 10));
+    else if (a == "--yields") set.options.yields = static_cast<unsigned>(std::strtoul(argv[i + 1], nullptr, 10));
+    else if (a == "--stat") use_min = std::string(argv[i + 1]) == "min";
+    else {
+      std::fprintf(stderr, "threads_transport: unknown argument %s\n", a.c_str());
+      return 2;
+    }
+  }
+  double load[3] = {0, 0, 0};
+  if (std::FILE* f = std::fopen("/proc/loadavg", "r")) {
+    if (std::fscanf(f, "%lf %lf %lf", &load[0], &load[1], &load[2]) != 3) load[0] = -1;
+    std::fclose(f);
+  }
+  threads::Team now(set.p, set.options);
+  threads_8407db1::Team old(set.p);
+  std::printf("p = %zu, %u CPUs, eager threshold %zu B, %s, load average %.2f %.2f %.2f\n\n", set.p,
+              std::thread::hardware_concurrency(), now.eager_bytes(), use_min ? "fastest call" : "median call",
+              load[0], load[1], load[2]);
+  std::printf("| collective | bytes | now us | 8407db1 us | memcpy us | now / 8407db1 | memcpy / now |\n");
+  std::printf("|---|--:|--:|--:|--:|--:|--:|\n");
+  bool all_ok = true;
+  for (const auto& name : set.collectives)
+    for (std::size_t bytes : set.sizes) {
+      if (name == "barrier" && bytes != set.sizes.front()) continue;
+      const std::size_t copy = name == "alltoall" ? (set.p - 1) * bytes : name == "barrier" ? 0 : bytes;
+      auto check = [](const auto& st, std::size_t) { return st.right(); };
+      auto make_now = [&](threads::Endpoint& ep) { return RankCall<threads::Endpoint>(ep, name, bytes); };
+      auto make_old = [&](threads_8407db1::Endpoint& ep) { return RankCall<threads_8407db1::Endpoint>(ep, name, bytes); };
+      auto make_copy = [&](auto&) { return Copy{std::vector<std::uint8_t>(copy, 1), std::vector<std::uint8_t>(copy)}; };
+      Cell<decltype(make_now), decltype(check)> cell_now{make_now, check};
+      Cell<decltype(make_old), decltype(check)> cell_old{make_old, check};
+      auto copy_ok = [](const Copy&, std::size_t) { return true; };
+      Cell<decltype(make_copy), decltype(copy_ok)> cell_copy{make_copy, copy_ok};
+      bool ok = true;
+      // Iterations: about 20 ms per batch, from a first short batch.
+      const double first = batch(now, 20, cell_now, check, ok, false);
+      const std::size_t n = std::clamp<std::size_t>(static_cast<std::size_t>(0.02 / std::max(first, 1e-7)), 10, 20000);
+      std::vector<double> t_now, t_old, t_copy;
+      for (std::size_t b = 0; b < set.batches; ++b) {
+        t_now.push_back(batch(now, n, cell_now, check, ok, false));
+        t_old.push_back(batch(old, n, cell_old, check, ok, false));
+        if (copy != 0) t_copy.push_back(batch(now, n, cell_copy, copy_ok, ok, true));
+      }
+      const double a = median(t_now), o = median(t_old), c = copy != 0 ? median(t_copy) : 0;
+      all_ok = all_ok && ok;
+      std::printf("| %s | %zu | %.3f | %.3f | %s | %.2f | %s |%s\n", name.c_str(), name == "barrier" ? 0 : bytes,
+                  a * 1e6, o * 1e6, copy ? std::to_string(c * 1e6).substr(0, 8).c_str() : "-", a / o,
+                  copy ? (std::to_string(int(100 * c / a + 0.5)) + " %").c_str() : "-", ok ? "" : " WRONG");
+      std::fflush(stdout);
+    }
+  return all_ok ? 0 : 1;
+}

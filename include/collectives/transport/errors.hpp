@@ -1,0 +1,83 @@
+#pragma once
+// The errors transports report when ranks disagree or fail, and the wording they share:
+// every mismatch names the collective, algorithm, call and step (StepInfo) on both sides
+// where known, the byte counts, and the likely cause.
+
+#include <collectives/transport/concepts.hpp>
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+
+namespace collectives {
+
+/// Thrown on a rank that was waiting for a rank that failed (or returned early).
+class RankFailed : public std::runtime_error {
+public:
+  RankFailed(std::size_t failed_rank, const std::string& what)
+    : std::runtime_error(what), failed_rank_(failed_rank) {}
+  /// The rank whose failure released this one.
+  std::size_t failed_rank() const noexcept { return failed_rank_; }
+
+private:
+  std::size_t failed_rank_;
+};
+
+/// Ranks made collective calls that do not match: a message of one call or step met a
+/// receive of another (different collectives, roots, algorithms or counts on some rank),
+/// or a message was never received. Size mismatches stay std::length_error.
+class CallMismatch : public std::logic_error {
+public:
+  using std::logic_error::logic_error;
+};
+
+/// Every live rank of a team waits and no message can move (threads transport): thrown
+/// on every one of them; what() says which rank waits for which, where.
+class Deadlock : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+namespace detail {
+
+/// "broadcast (binomial), call 3, step 1 of 2"; "an exchange outside any collective" when
+/// the caller gave no StepInfo.
+inline std::string describe_step(const StepInfo* info)
+{
+  if (info == nullptr || info->call == 0) return "an exchange outside any collective call";
+  std::string s(info->collective.empty() ? std::string_view{"a collective"} : info->collective);
+  if (!info->algorithm.empty()) s += " (" + std::string(info->algorithm) + ")";
+  s += ", call " + std::to_string(info->call) + ", step " + std::to_string(info->step) + " of " +
+       std::to_string(info->steps);
+  return s;
+}
+
+/// " (1000 and 4000 elements of 4 bytes)" when the call's element size is known.
+inline std::string element_counts(std::size_t want, std::size_t have, const StepInfo* info)
+{
+  if (info == nullptr || info->element_bytes == 0) return "";
+  const std::size_t e = info->element_bytes;
+  if (want % e != 0 || have % e != 0) return "";
+  return " (" + std::to_string(want / e) + " and " + std::to_string(have / e) + " elements of " + std::to_string(e) +
+         " bytes)";
+}
+
+/// The usual reasons ranks disagree, appended to every mismatch message.
+inline constexpr const char* mismatch_causes =
+  "Likely cause: the ranks made different collective calls (another collective, root, count or "
+  "algorithm on some rank, or a call missing on some rank), or some rank selects defaults with a "
+  "different cost model (set_cost_model / calibrate on one rank only).";
+
+/// "rank 1 expects 4000 bytes from rank 0, which sends 16000 bytes, in broadcast (binomial),
+/// call 3, step 1 of 2. <causes>" (the first words are what earlier releases said).
+inline std::string size_mismatch_text(const char* transport, std::size_t me, std::size_t peer, std::size_t want,
+                                       std::size_t have, const StepInfo* info)
+{
+  return std::string(transport) + ": rank " + std::to_string(me) + " expects " + std::to_string(want) +
+         " bytes from rank " + std::to_string(peer) + ", which sends " + std::to_string(have) + " bytes" +
+         element_counts(want, have, info) + ", in " + describe_step(info) + ". " + mismatch_causes;
+}
+
+} // namespace detail
+
+} // namespace collectives

@@ -1,0 +1,22 @@
+# Runs the watchdog test (COMMAND, a ;-list) and passes only if the job ended non-zero
+# (124, the watchdog's code, where mpiexec passes it on) within 15 s and printed the
+# watchdog's report naming the collective, step, peer and bytes.
+set(ENV{COLLECTIVES_MPI_TIMEOUT} 1)
+string(TIMESTAMP start "%s")
+execute_process(COMMAND ${COMMAND} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
+string(TIMESTAMP stop "%s")
+math(EXPR took "${stop} - ${start}")
+set(all "${out}${err}")
+message(STATUS "exit: ${rc}, ${took} s\n${all}")
+if(rc EQUAL 0 OR NOT rc MATCHES "^[0-9]+$")
+  message(FATAL_ERROR "the job did not end with a non-zero exit code (got '${rc}')")
+endif()
+if(NOT all MATCHES "watchdog: no message completed for [0-9.]+ s \\(timeout 1")
+  message(FATAL_ERROR "no watchdog report")
+endif()
+if(NOT all MATCHES "in broadcast \\(binomial\\), call 1, step [0-9]+ of [0-9]+; waiting to receive 8000 bytes from rank")
+  message(FATAL_ERROR "the report does not say where the rank waits")
+endif()
+if(took GREATER 15)
+  message(FATAL_ERROR "the watchdog took ${took} s")
+endif()

@@ -1,0 +1,105 @@
+// The threads transport's exchange() allocates nothing once warmed up (issue 12 §1): every
+// operator new made inside exchange() on any rank is counted, after a warm-up of the same
+// calls, for eager and single-copy messages and combining receives.
+
+#include "support.hpp"
+
+// Sanitizers bring their own operator new, which a program may not replace: the test runs
+// in the plain builds only.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define COLLECTIVES_OWN_OPERATOR_NEW 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define COLLECTIVES_OWN_OPERATOR_NEW 1
+#endif
+
+#ifndef COLLECTIVES_OWN_OPERATOR_NEW
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdlib>
+#include <functional>
+#include <new>
+#include <span>
+#include <vector>
+
+namespace {
+
+thread_local bool counting = false;
+std::atomic<std::size_t> allocations{0};
+
+} // namespace
+
+// Counts the allocations of threads that are inside exchange(); the rest of the program is
+// unaffected.
+void* operator new(std::size_t n)
+{
+  if (counting) allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace {
+
+using namespace collectives;
+
+/// A threads endpoint that counts allocations while its exchange() runs.
+class Counting {
+public:
+  static constexpr bool combines_on_receive = true;
+  explicit Counting(threads::Endpoint& ep) : ep_(&ep) {}
+  std::size_t rank() const { return ep_->rank(); }
+  std::size_t size() const { return ep_->size(); }
+  std::uint64_t begin_call() { return ep_->begin_call(); }
+  void exchange(std::span<const SendRequest> s, std::span<const RecvRequest> r, const StepInfo& info)
+  {
+    counting = true;
+    ep_->exchange(s, r, info);
+    counting = false;
+  }
+  void exchange(std::span<const SendRequest> s, std::span<const RecvRequest> r) { ep_->exchange(s, r); }
+
+private:
+  threads::Endpoint* ep_;
+};
+
+} // namespace
+
+TEST_CASE("threads: exchange() allocates nothing once warmed up", "[threads][allocation]")
+{
+  for (std::size_t p : {2, 3, 4, 8}) {
+    for (std::size_t n : {std::size_t{2}, std::size_t{20000}}) {
+      INFO("p = " << p << ", n = " << n);
+      threads::Team team(p);
+      std::size_t during = 0;
+      team.run([&](threads::Endpoint& raw) {
+        Counting ep(raw);
+        Communicator comm{ep, Ring<>{p}};
+        std::vector<double> x(n * p, 1.0), y(n * p);
+        auto round = [&] {
+          allreduce(comm, x, y, std::plus<>{});
+          alltoall(comm, x, y);
+          broadcast(comm, y, 0);
+          reduce_scatter(comm, x, y, std::plus<>{});
+          barrier(comm);
+        };
+        round();
+        round();
+        barrier(comm);
+        const std::size_t before = allocations.load();
+        for (int i = 0; i < 5; ++i) round();
+        barrier(comm);
+        if (raw.rank() == 0) during = allocations.load() - before;
+      });
+      CHECK(during == 0);
+    }
+  }
+}
+
+#endif // COLLECTIVES_OWN_OPERATOR_NEW
