@@ -362,6 +362,7 @@ void execute(const S& s, E& ep, ExecContext& ctx, const T* input, BlockLayout in
     detail::ByteBuffer{scratch, scratch_layout},
   };
   if (info.steps == 0) info.steps = s.num_steps();
+  info.element_bytes = sizeof(T);
   run_schedule(detail::schedule_ref(s), ep, bufs, &red, ctx, info);
 }
 
