@@ -1,0 +1,8 @@
+// Reductions over elements of 1 and 2 bytes (see engine_reduce.ipp).
+
+#include "engine_reduce.ipp"
+
+namespace collectives::pmpi::engine::detail {
+template struct Reductions<1>;
+template struct Reductions<2>;
+} // namespace collectives::pmpi::engine::detail
