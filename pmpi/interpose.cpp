@@ -62,14 +62,15 @@ public:
   int fail(int code, const std::string& what)
   {
     MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
-    bool returns = false;
+    bool fatal = true;
     if (comm_ != MPI_COMM_NULL && PMPI_Comm_get_errhandler(comm_, &handler) == MPI_SUCCESS) {
-      returns = handler == MPI_ERRORS_RETURN;
+      fatal = handler == MPI_ERRORS_ARE_FATAL;
       PMPI_Errhandler_free(&handler);
     }
-    // The detail MPI's error class cannot carry: printed unless the program asked for the
-    // code alone (MPI_ERRORS_RETURN) and not for the report.
-    if (!returns || config().verbose >= 1) {
+    // The detail MPI's error class cannot carry: printed when the handler is about to end
+    // the job (a program with its own handler or MPI_ERRORS_RETURN gets the code alone,
+    // unless it asked for the report).
+    if (fatal || config().verbose >= 1) {
       int rank = -1;
       PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
       std::fprintf(stderr, "collectives-pmpi: rank %d: %s: %s\n", rank, std::string(call_name(call_)).c_str(),
@@ -157,11 +158,11 @@ bool counts_ok(const int* counts, const int* displs, std::size_t p)
 
 /// A rank that sends another number of bytes per block than it receives (erroneous: the
 /// type signatures must match) would make the ranks' schedules disagree.
-void check_block(const char* call, std::size_t sent, std::size_t received)
+void check_block(std::size_t sent, std::size_t received)
 {
   if (sent != received)
-    throw std::length_error(std::string("collectives-pmpi: ") + call + " sends " + std::to_string(sent) +
-                            " bytes per block but receives " + std::to_string(received));
+    throw std::length_error("sends " + std::to_string(sent) + " bytes per block but receives " +
+                            std::to_string(received) + " (the type signatures differ)");
 }
 
 /// count elements of `type` at buf as bytes: the buffer itself when dense, else packed.
@@ -341,7 +342,7 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
       engine::allgather(sc, alg, nullptr, out, block);
     } else {
       const std::size_t scount = static_cast<std::size_t>(sendcount);
-      check_block("MPI_Allgather", scount * sl.size, block);
+      check_block(scount * sl.size, block);
       engine::allgather(sc, alg, send_bytes(sendbuf, scount, sendtype, sl, sstage, comm), out, block);
     }
     receive_done(recvbuf, p * rc, recvtype, rl, rstage, comm);
@@ -380,7 +381,7 @@ int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
                       static_cast<std::size_t>(recvcounts[me]), recvtype, rl, sstage, comm);
     } else {
       const std::size_t scount = static_cast<std::size_t>(sendcount);
-      check_block("MPI_Allgatherv", scount * sl.size, own);
+      check_block(scount * sl.size, own);
       in = send_bytes(sendbuf, scount, sendtype, sl, sstage, comm);
     }
     // Straight into recvbuf where the blocks fall (dense types), else back to back in a
@@ -442,7 +443,7 @@ int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
       in = copy_bytes(recvbuf, p * rc, recvtype, rl, sstage, comm);
     } else {
       const std::size_t scount = static_cast<std::size_t>(sendcount);
-      check_block("MPI_Alltoall", scount * sl.size, block);
+      check_block(scount * sl.size, block);
       in = send_bytes(sendbuf, p * scount, sendtype, sl, sstage, comm);
     }
     std::byte* out = recv_bytes(recvbuf, p * rc, rl, rstage);
@@ -507,7 +508,7 @@ int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
     const std::size_t block = is_root ? static_cast<std::size_t>(sendcount) * sl.size
                                       : static_cast<std::size_t>(recvcount) * rl.size;
     if (block == 0) return f.empty();
-    if (is_root && !in_place) check_block("MPI_Scatter", block, static_cast<std::size_t>(recvcount) * rl.size);
+    if (is_root && !in_place) check_block(block, static_cast<std::size_t>(recvcount) * rl.size);
     ShimComm& sc = s.comm();
     const std::size_t alg = s.choose(Coll::scatter, Problem{.m = sc.words(block), .root = r});
     Bytes sstage, rstage;
@@ -541,7 +542,7 @@ int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
     const std::size_t rc = static_cast<std::size_t>(recvcount);
     const std::size_t block = is_root ? rc * rl.size : static_cast<std::size_t>(sendcount) * sl.size;
     if (block == 0) return f.empty();
-    if (is_root && !in_place) check_block("MPI_Gather", static_cast<std::size_t>(sendcount) * sl.size, block);
+    if (is_root && !in_place) check_block(static_cast<std::size_t>(sendcount) * sl.size, block);
     ShimComm& sc = s.comm();
     const std::size_t alg = s.choose(Coll::gather, Problem{.m = sc.words(block), .root = r});
     Bytes sstage, rstage;

@@ -17,7 +17,10 @@
  * inter-communicator (forwarded), MPI_COMM_SELF.
  *
  * Exit status 0 on every rank when everything matched; failures are printed with the
- * test's name. Usage: check [--quick] (--quick: the op/type matrix for allreduce only). */
+ * test's name. Usage: check [--quick | --brief]: --quick runs the operator/type matrix
+ * through MPI_Allreduce only; --brief runs no matrix (a few types through every reduction),
+ * shorter long messages and no Cartesian communicators (for runs that force algorithms or
+ * topologies). */
 
 #include <mpi.h>
 
@@ -677,18 +680,18 @@ static void zero_counts(MPI_Comm comm)
 
 /* Long messages: the algorithms' long-message paths and the transport's chunking (run
  * with COLLECTIVES_PMPI_MAX_MESSAGE_BYTES small). */
-static void long_messages(MPI_Comm comm)
+static void long_messages(MPI_Comm comm, bool brief)
 {
+  const size_t n = brief ? 2000 : 20000;
   for (int t = 0; t < ntypes; ++t) {
-    const enum kind k = types[t].kind;
-    if (types[t].type == MPI_DOUBLE) reductions(comm, &types[t], MPI_SUM, "MPI_SUM", 20000, false, true);
-    if (types[t].type == MPI_INT) reductions(comm, &types[t], MPI_MAX, "MPI_MAX", 20000, false, false);
-    if (types[t].type == MPI_DOUBLE_INT) reductions(comm, &types[t], MPI_MAXLOC, "MPI_MAXLOC", 5000, false, true);
-    if (k == C64 && types[t].type == MPI_C_DOUBLE_COMPLEX)
-      reductions(comm, &types[t], MPI_PROD, "MPI_PROD", 3000, true, false);
+    if (types[t].type == MPI_DOUBLE) reductions(comm, &types[t], MPI_SUM, "MPI_SUM", n, false, true);
+    if (brief) continue;
+    if (types[t].type == MPI_INT) reductions(comm, &types[t], MPI_MAX, "MPI_MAX", n, false, false);
+    if (types[t].type == MPI_DOUBLE_INT) reductions(comm, &types[t], MPI_MAXLOC, "MPI_MAXLOC", n / 4, false, true);
+    if (types[t].type == MPI_C_DOUBLE_COMPLEX) reductions(comm, &types[t], MPI_PROD, "MPI_PROD", n / 8, true, false);
   }
-  data_movement(comm, &layouts[0], 5000);
-  data_movement(comm, &layouts[1], 700);
+  data_movement(comm, &layouts[0], n / 4);
+  data_movement(comm, &layouts[1], n / 30);
 }
 
 /* A subset on another communicator: enough to run every collective on its topology. */
@@ -765,23 +768,37 @@ int main(int argc, char** argv)
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+  const bool brief = argc > 1 && strcmp(argv[1], "--brief") == 0;
   init_types();
   init_ops();
   init_layouts();
 
-  for (int t = 0; t < ntypes; ++t)
-    for (int o = 0; o < 12; ++o)
-      if (defined(o, types[t].group))
-        reductions(MPI_COMM_WORLD, &types[t], ops[o].op, ops[o].name, 5, o == 3, !quick || o == 2);
+  double t0 = MPI_Wtime();
+#define SECTION(name)                                                                            \
+  if (getenv("CHECK_TIME") != NULL && rank == 0) fprintf(stderr, "check: %-12s %.2f s\n", name, MPI_Wtime() - t0); \
+  t0 = MPI_Wtime()
+  if (brief)
+    on_communicator(MPI_COMM_WORLD, "MPI_COMM_WORLD");
+  else
+    for (int t = 0; t < ntypes; ++t)
+      for (int o = 0; o < 12; ++o)
+        if (defined(o, types[t].group))
+          reductions(MPI_COMM_WORLD, &types[t], ops[o].op, ops[o].name, 5, o == 3, !quick || o == 2);
+  SECTION("matrix");
   user_reductions(MPI_COMM_WORLD, true);
+  SECTION("user ops");
   for (int l = 0; l < nlayouts; ++l) {
     data_movement(MPI_COMM_WORLD, &layouts[l], 1);
     data_movement(MPI_COMM_WORLD, &layouts[l], 3);
   }
+  SECTION("data");
   zero_counts(MPI_COMM_WORLD);
-  long_messages(MPI_COMM_WORLD);
-  cartesian();
+  long_messages(MPI_COMM_WORLD, brief);
+  SECTION("long");
+  if (!brief) cartesian();
+  SECTION("cartesian");
   split_and_dup();
+  SECTION("split");
   MPI_Barrier(MPI_COMM_WORLD);
 
   MPI_Type_free(&vector_type);
