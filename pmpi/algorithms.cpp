@@ -1,8 +1,6 @@
-// The adapter's run-time half: names, fit and selection for every collective.
+// algorithms.hpp by run-time collective: the adapter's templates for each.
 
-#include "algorithms.hpp"
-
-#include <bit>
+#include "adapter.hpp"
 
 namespace collectives::pmpi::algorithms {
 
@@ -52,30 +50,12 @@ std::size_t index_of(Coll c, std::string_view name)
 
 bool fits(Coll c, std::size_t index, const ShimTopology& topo, const Problem& problem)
 {
-  return with_coll(c, [&](auto k) {
-    constexpr Coll C = decltype(k)::value;
-    bool ok = false;
-    with_algorithm<C>(index, [&](auto tag) {
-      using Tag = decltype(tag);
-      if constexpr (C == Coll::barrier) ok = true;
-      else if constexpr (fits_type_v<collective_of<C>(), Tag, ShimTopology>)
-        ok = collectives::fits<collective_of<C>(), Tag>(topo, problem);
-    });
-    return ok;
-  });
+  return with_coll(c, [&](auto k) { return fits_of<decltype(k)::value>(index, topo, problem); });
 }
 
 std::size_t cheapest(Coll c, const ShimTopology& topo, const CostModel& model, const Problem& problem)
 {
-  return with_coll(c, [&](auto k) -> std::size_t {
-    constexpr Coll C = decltype(k)::value;
-    if constexpr (C == Coll::alltoallv)
-      return index_of(c, std::has_single_bit(topo.size()) ? "pairwise_xor" : "pairwise");
-    else if constexpr (C == Coll::barrier)
-      return index_of(c, "dissemination");
-    else
-      return index_of(c, select<collective_of<C>()>(topo, model, problem).name);
-  });
+  return with_coll(c, [&](auto k) { return cheapest_of<decltype(k)::value>(topo, model, problem); });
 }
 
 } // namespace collectives::pmpi::algorithms

@@ -1,31 +1,13 @@
 #pragma once
-// THE ADAPTER: the one place where the shim reads the library's lists of algorithms (to
-// run a forced one by name, to list the valid names, to map the cost model's pick to a
-// tag). Everything else in the shim names algorithms by their index in these lists.
-//
-// When the library's algorithm registry replaces algorithm_candidates /
-// default_candidates / algorithm_cost, repoint tags<C>(), any_operator_v and fits() here
-// (and give alltoallv and barrier their Collective entries in collective_of).
+// The collectives the shim runs and what it asks of their algorithms, by index into each
+// collective's list: names, fit, the cost model's pick. The lists themselves are read in
+// one place only, the adapter (adapter.hpp); this header is cheap to include.
 
 #include "topology.hpp"
 
-#include <collectives/algorithm/allgather.hpp>
-#include <collectives/algorithm/allreduce.hpp>
-#include <collectives/algorithm/alltoall.hpp>
-#include <collectives/algorithm/alltoallv.hpp>
-#include <collectives/algorithm/barrier.hpp>
-#include <collectives/algorithm/broadcast.hpp>
-#include <collectives/algorithm/reduce.hpp>
-#include <collectives/algorithm/reduce_scatter.hpp>
-#include <collectives/algorithm/scan.hpp>
-#include <collectives/algorithm/scatter.hpp>
-#include <collectives/cost/selection.hpp>
+#include <collectives/cost/collective.hpp>
+#include <collectives/cost/model.hpp>
 
-#include <boost/hana/for_each.hpp>
-#include <boost/hana/length.hpp>
-#include <boost/hana/tuple.hpp>
-
-#include <array>
 #include <cstddef>
 #include <span>
 #include <string>
@@ -52,80 +34,6 @@ constexpr std::string_view coll_name(Coll c)
 namespace algorithms {
 
 inline constexpr std::size_t npos = static_cast<std::size_t>(-1);
-
-/// The library's algorithm tags for C, in its order of preference.
-template <Coll C>
-constexpr auto tags()
-{
-  if constexpr (C == Coll::broadcast) return default_candidates<Collective::broadcast>();
-  else if constexpr (C == Coll::reduce) return default_candidates<Collective::reduce>();
-  else if constexpr (C == Coll::allgather) return default_candidates<Collective::allgather>();
-  else if constexpr (C == Coll::reduce_scatter) return default_candidates<Collective::reduce_scatter>();
-  else if constexpr (C == Coll::allreduce) return default_candidates<Collective::allreduce>();
-  else if constexpr (C == Coll::scan || C == Coll::exscan) return default_candidates<Collective::scan>();
-  else if constexpr (C == Coll::scatter) return default_candidates<Collective::scatter>();
-  else if constexpr (C == Coll::gather) return default_candidates<Collective::gather>();
-  else if constexpr (C == Coll::alltoall) return default_candidates<Collective::alltoall>();
-  // Not Collectives yet: the algorithms their front ends take.
-  else if constexpr (C == Coll::alltoallv) return boost::hana::make_tuple(alltoall_algorithm::pairwise, alltoall_algorithm::pairwise_xor);
-  else return boost::hana::make_tuple(barrier_algorithm::dissemination, barrier_algorithm::allreduce);
-}
-
-/// The Collective whose cost model and fit rules describe C (alltoallv: alltoall's, whose
-/// pairwise algorithms it runs; barrier: none, it always fits).
-template <Coll C>
-constexpr Collective collective_of()
-{
-  if constexpr (C == Coll::broadcast) return Collective::broadcast;
-  else if constexpr (C == Coll::reduce) return Collective::reduce;
-  else if constexpr (C == Coll::allgather) return Collective::allgather;
-  else if constexpr (C == Coll::reduce_scatter) return Collective::reduce_scatter;
-  else if constexpr (C == Coll::allreduce) return Collective::allreduce;
-  else if constexpr (C == Coll::scan || C == Coll::exscan) return Collective::scan;
-  else if constexpr (C == Coll::scatter) return Collective::scatter;
-  else if constexpr (C == Coll::gather) return Collective::gather;
-  else return Collective::alltoall;
-}
-
-/// Whether algorithm Tag of reduction C takes an operator that is not commutative (the
-/// front ends refuse to compile the others with one).
-template <Coll C, class Tag>
-inline constexpr bool any_operator_v = [] {
-  if constexpr (C == Coll::reduce || C == Coll::reduce_scatter || C == Coll::allreduce || C == Coll::scan ||
-                C == Coll::exscan)
-    return algorithm_cost<collective_of<C>(), Tag>::any_operator;
-  else
-    return true;
-}();
-
-/// The number of algorithms of C.
-template <Coll C>
-inline constexpr std::size_t count_v = decltype(boost::hana::length(tags<C>()))::value;
-
-/// The names of C's algorithms, in list order.
-template <Coll C>
-inline constexpr auto names_v = [] {
-  std::array<std::string_view, count_v<C>> a{};
-  std::size_t i = 0;
-  boost::hana::for_each(tags<C>(), [&](auto tag) { a[i++] = std::string_view(decltype(tag)::name); });
-  return a;
-}();
-
-/// Calls f(tag) with C's algorithm number `index` (f is instantiated for every tag);
-/// std::out_of_range for a bad index.
-template <Coll C, class F>
-void with_algorithm(std::size_t index, F&& f)
-{
-  std::size_t at = 0;
-  bool done = false;
-  boost::hana::for_each(tags<C>(), [&](auto tag) {
-    if (at++ == index) {
-      f(tag);
-      done = true;
-    }
-  });
-  if (!done) throw std::out_of_range("collectives-pmpi: no algorithm number " + std::to_string(index));
-}
 
 /// The names of c's algorithms.
 std::span<const std::string_view> names(Coll c);

@@ -6,8 +6,10 @@
 #include <collectives/transport/mpi.hpp>
 
 #include <climits>
-#include <complex>
-#include <unordered_map>
+#include <algorithm>
+#include <functional>
+#include <utility>
+#include <vector>
 
 namespace collectives::pmpi {
 
@@ -19,14 +21,17 @@ struct Entry {
   TypeClass cls;
 };
 
-std::unordered_map<MPI_Datatype, PredefinedType>& table()
+// Sorted by handle: a binary search is a few comparisons on every call of the shim.
+std::vector<std::pair<MPI_Datatype, PredefinedType>>& table()
 {
-  static std::unordered_map<MPI_Datatype, PredefinedType> t;
+  static std::vector<std::pair<MPI_Datatype, PredefinedType>> t;
   return t;
 }
 
-/// Bytes of the C type (its extent, padding included) and of its data (true extent).
-std::size_t c_extent(ValueType v) { return value_extent(v); }
+bool handle_less(const std::pair<MPI_Datatype, PredefinedType>& a, MPI_Datatype b)
+{
+  return std::less<>{}(a.first, b);
+}
 
 } // namespace
 
@@ -106,18 +111,19 @@ void init_datatypes()
     MPI_Count lb = 0, extent = 0;
     if (PMPI_Type_size_x(e.type, &size) != MPI_SUCCESS) continue;
     if (PMPI_Type_get_extent_x(e.type, &lb, &extent) != MPI_SUCCESS) continue;
-    if (lb != 0 || static_cast<std::size_t>(extent) != c_extent(e.value) || size <= 0 ||
+    if (lb != 0 || static_cast<std::size_t>(extent) != value_extent(e.value) || size <= 0 ||
         static_cast<std::size_t>(size) != value_size(e.value))
       continue;
-    t.emplace(e.type, PredefinedType{e.value, e.cls});
+    const auto at = std::lower_bound(t.begin(), t.end(), e.type, handle_less);
+    if (at == t.end() || at->first != e.type) t.insert(at, {e.type, PredefinedType{e.value, e.cls}});
   }
 }
 
 const PredefinedType* predefined(MPI_Datatype type)
 {
   const auto& t = table();
-  const auto it = t.find(type);
-  return it == t.end() ? nullptr : &it->second;
+  const auto it = std::lower_bound(t.begin(), t.end(), type, handle_less);
+  return it == t.end() || it->first != type ? nullptr : &it->second;
 }
 
 TypeLayout layout_of(MPI_Datatype type)

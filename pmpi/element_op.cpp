@@ -313,7 +313,7 @@ OpResolution resolve_op(MPI_Op op, MPI_Datatype type)
       r.op.source = "MPI_Reduce_local";
     }
   }
-  if (!supported_element_size(r.op.size)) return {{}, "element size the shim is not compiled for"};
+  if (!supported_element_size(r.op.size, r.op.commutative)) return {{}, "element size the shim is not compiled for"};
   return r;
 }
 

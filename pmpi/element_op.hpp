@@ -68,10 +68,13 @@ struct OpResolution {
 /// (supported_element_size).
 OpResolution resolve_op(MPI_Op op, MPI_Datatype type);
 
-/// True when the shim is compiled for reductions over elements of n bytes.
-constexpr bool supported_element_size(std::size_t n)
+/// True when the shim is compiled for reductions over elements of n bytes with an
+/// operator that is (or is not) commutative: 4, 8, 16 and 32 bytes, and 1 and 2 bytes for
+/// commutative operators (the predefined ones on small integers; user operators on so
+/// small elements are rare, and each size costs compile time).
+constexpr bool supported_element_size(std::size_t n, bool commutative)
 {
-  return n == 1 || n == 2 || n == 4 || n == 8 || n == 16 || n == 32;
+  return n == 4 || n == 8 || n == 16 || n == 32 || (commutative && (n == 1 || n == 2));
 }
 
 /// Remembers the function of a user operator (MPI_Op_create).

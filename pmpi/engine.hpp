@@ -9,7 +9,7 @@
 // (ShimTopology) and one operator type per element size keep that to 13 instantiations of
 // each collective.
 
-#include "algorithms.hpp"
+#include "algorithms.hpp" // Coll
 #include "element_op.hpp"
 #include "topology.hpp"
 

@@ -1,5 +1,6 @@
 // The data-movement collectives on bytes, and the dispatch of reductions by element size.
 
+#include "adapter.hpp"
 #include "engine.hpp"
 
 #include <span>

@@ -1,6 +1,7 @@
 // The reductions for one element size; included by engine_reduce_*.cpp, each of which
 // instantiates a few sizes (so the build spreads over cores).
 
+#include "adapter.hpp"
 #include "engine.hpp"
 
 #include <span>
@@ -12,11 +13,14 @@ namespace {
 
 // Calls f(fn) with the library operator for `op`: commutative(ElementFn) when MPI may
 // reorder it (every algorithm is then available), ElementFn otherwise (rank order).
+// Elements of 1 and 2 bytes are compiled for commutative operators only (the predefined
+// ones on small integers; resolve_op forwards user operators on them).
 template <std::size_t N, class F>
 void with_operator(const ElementOp& op, F&& f)
 {
   if (op.commutative) f(commutative(ElementFn<N>{&op}));
-  else f(ElementFn<N>{&op});
+  else if constexpr (supported_element_size(N, false)) f(ElementFn<N>{&op});
+  else throw std::logic_error("collectives-pmpi: no non-commutative reductions of " + std::to_string(N) + "-byte elements");
 }
 
 // Calls f(tag) with algorithm `alg` of C, if it accepts the operator Fn (the caller has

@@ -1,4 +1,4 @@
-// Reductions over elements of 16 and 32 bytes (see engine_reduce.ipp).
+// Reductions over elements of 16, 32 bytes (see engine_reduce.ipp).
 
 #include "engine_reduce.ipp"
 

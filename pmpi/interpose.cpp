@@ -45,16 +45,23 @@ public:
     return forward_call;
   }
 
-  /// A served call.
-  int served(Coll c, std::size_t alg, std::size_t bytes)
+  /// The algorithm to run collective c with on `problem` (CommState::choose).
+  std::size_t choose(CommState& s, Coll c, const Problem& problem)
   {
-    record_served(call_, algorithms::names(c)[alg], bytes);
+    const CommState::Choice choice = s.choose(call_, c, problem);
+    row_ = choice.row;
+    return choice.alg;
+  }
+  /// A served call that moved `bytes` (this rank's buffers).
+  int served(std::size_t bytes)
+  {
+    row_->add(bytes);
     return MPI_SUCCESS;
   }
   /// A call with nothing to move.
   int empty()
   {
-    record_served(call_, "(0 bytes: nothing to do)", 0);
+    served_row(call_, "(0 bytes: nothing to do)").add(0);
     return MPI_SUCCESS;
   }
 
@@ -124,6 +131,7 @@ private:
   Call call_;
   MPI_Comm comm_;
   const char* reason_ = "";
+  Counter* row_ = nullptr;
 };
 
 bool is_in_place(const void* p) { return p == MPI_IN_PLACE; }
@@ -306,7 +314,7 @@ int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
     const std::size_t n = static_cast<std::size_t>(count), bytes = n * l.size, r = static_cast<std::size_t>(root);
     if (bytes == 0) return f.empty();
     ShimComm& sc = s.comm();
-    const std::size_t alg = s.choose(Coll::broadcast, Problem{.m = sc.words(bytes), .root = r});
+    const std::size_t alg = f.choose(s, Coll::broadcast, Problem{.m = sc.words(bytes), .root = r});
     const bool is_root = s.rank() == r;
     Bytes stage;
     std::byte* data = static_cast<std::byte*>(buf);
@@ -317,7 +325,7 @@ int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
     }
     engine::broadcast(sc, alg, data, bytes, r);
     if (!is_root) receive_done(buf, n, type, l, stage, comm);
-    return f.served(Coll::broadcast, alg, bytes);
+    return f.served(bytes);
   });
 }
 
@@ -334,7 +342,7 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
     const std::size_t block = rc * rl.size;
     if (block == 0) return f.empty();
     ShimComm& sc = s.comm();
-    const std::size_t alg = s.choose(Coll::allgather, Problem{.m = sc.words(block), .in_place = in_place});
+    const std::size_t alg = f.choose(s, Coll::allgather, Problem{.m = sc.words(block), .in_place = in_place});
     Bytes rstage, sstage;
     std::byte* out = recv_bytes(recvbuf, p * rc, rl, rstage);
     if (in_place) {
@@ -346,7 +354,7 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
       engine::allgather(sc, alg, send_bytes(sendbuf, scount, sendtype, sl, sstage, comm), out, block);
     }
     receive_done(recvbuf, p * rc, recvtype, rl, rstage, comm);
-    return f.served(Coll::allgather, alg, p * block);
+    return f.served(p * block);
   });
 }
 
@@ -404,13 +412,13 @@ int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
     Coll coll = Coll::allgather;
     std::size_t alg = 0;
     if (uniform) {
-      alg = s.choose(coll, Problem{.m = sc.words(own)});
+      alg = f.choose(s, coll, Problem{.m = sc.words(own)});
       engine::allgather(sc, alg, in, out, own);
     } else {
       // Blocks of different sizes: an alltoallv whose every send block is this rank's
       // contribution.
       coll = Coll::alltoallv;
-      alg = s.choose(coll, Problem{});
+      alg = f.choose(s, coll, Problem{});
       const std::vector<std::size_t> sc_bytes(p, own), sd_bytes(p, 0);
       engine::alltoallv(sc, alg, in, own, sc_bytes.data(), sd_bytes.data(), out, out_len, rbytes.data(), rdispl.data());
     }
@@ -418,7 +426,7 @@ int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
       for (std::size_t j = 0; j < p; ++j)
         place_bytes(rstage.data() + rdispl[j], static_cast<std::size_t>(recvcounts[j]), recvtype, rl,
                     at(recvbuf, static_cast<std::size_t>(displs[j]) * rl.extent), comm);
-    return f.served(coll, alg, total);
+    return f.served(total);
   });
 }
 
@@ -435,7 +443,7 @@ int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     const std::size_t block = rc * rl.size;
     if (block == 0) return f.empty();
     ShimComm& sc = s.comm();
-    const std::size_t alg = s.choose(Coll::alltoall, Problem{.m = sc.words(block)});
+    const std::size_t alg = f.choose(s, Coll::alltoall, Problem{.m = sc.words(block)});
     Bytes sstage, rstage;
     const std::byte* in = nullptr;
     if (in_place) {
@@ -449,7 +457,7 @@ int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     std::byte* out = recv_bytes(recvbuf, p * rc, rl, rstage);
     engine::alltoall(sc, alg, in, out, block);
     receive_done(recvbuf, p * rc, recvtype, rl, rstage, comm);
-    return f.served(Coll::alltoall, alg, p * block);
+    return f.served(p * block);
   });
 }
 
@@ -478,7 +486,7 @@ int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls
     Blocks out = blocks(recvcounts, rdispls, rl, p, rl.dense);
     if (!out.direct) rstage.resize(out.len);
     ShimComm& sc = s.comm();
-    const std::size_t alg = s.choose(Coll::alltoallv, Problem{});
+    const std::size_t alg = f.choose(s, Coll::alltoallv, Problem{});
     engine::alltoallv(sc, alg, in.direct ? static_cast<const std::byte*>(sbuf) : sstage.data(), in.len,
                       in.counts.data(), in.displs.data(), out.direct ? static_cast<std::byte*>(recvbuf) : rstage.data(),
                       out.len, out.counts.data(), out.displs.data());
@@ -486,7 +494,7 @@ int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls
       for (std::size_t j = 0; j < p; ++j)
         place_bytes(rstage.data() + out.displs[j], static_cast<std::size_t>(recvcounts[j]), recvtype, rl,
                     at(recvbuf, static_cast<std::size_t>(rdispls[j]) * rl.extent), comm);
-    return f.served(Coll::alltoallv, alg, in.total);
+    return f.served(in.total);
   });
 }
 
@@ -510,7 +518,7 @@ int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
     if (block == 0) return f.empty();
     if (is_root && !in_place) check_block(block, static_cast<std::size_t>(recvcount) * rl.size);
     ShimComm& sc = s.comm();
-    const std::size_t alg = s.choose(Coll::scatter, Problem{.m = sc.words(block), .root = r});
+    const std::size_t alg = f.choose(s, Coll::scatter, Problem{.m = sc.words(block), .root = r});
     Bytes sstage, rstage;
     const std::byte* in =
       is_root ? send_bytes(sendbuf, p * static_cast<std::size_t>(sendcount), sendtype, sl, sstage, comm) : nullptr;
@@ -523,7 +531,7 @@ int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
     }
     engine::scatter(sc, alg, in, is_root ? p * block : 0, out, block, r);
     if (!in_place) receive_done(recvbuf, static_cast<std::size_t>(recvcount), recvtype, rl, rstage, comm);
-    return f.served(Coll::scatter, alg, is_root ? p * block : block);
+    return f.served(is_root ? p * block : block);
   });
 }
 
@@ -544,7 +552,7 @@ int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
     if (block == 0) return f.empty();
     if (is_root && !in_place) check_block(static_cast<std::size_t>(sendcount) * sl.size, block);
     ShimComm& sc = s.comm();
-    const std::size_t alg = s.choose(Coll::gather, Problem{.m = sc.words(block), .root = r});
+    const std::size_t alg = f.choose(s, Coll::gather, Problem{.m = sc.words(block), .root = r});
     Bytes sstage, rstage;
     // In place, the root's block is already where it belongs: a copy of it is its contribution.
     const std::byte* in = in_place ? copy_bytes(at(recvbuf, me * rc * rl.extent), rc, recvtype, rl, sstage, comm)
@@ -552,7 +560,7 @@ int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
     std::byte* out = is_root ? recv_bytes(recvbuf, p * rc, rl, rstage) : nullptr;
     engine::gather(sc, alg, in, block, out, is_root ? p * block : 0, r);
     if (is_root) receive_done(recvbuf, p * rc, recvtype, rl, rstage, comm);
-    return f.served(Coll::gather, alg, is_root ? p * block : block);
+    return f.served(is_root ? p * block : block);
   });
 }
 
@@ -584,9 +592,9 @@ int MPI_Barrier(MPI_Comm comm)
 {
   return Frame(Call::barrier, comm).run([&] { return PMPI_Barrier(comm); }, [](Frame& f, CommState& s) {
     ShimComm& sc = s.comm();
-    const std::size_t alg = s.choose(Coll::barrier, Problem{});
+    const std::size_t alg = f.choose(s, Coll::barrier, Problem{});
     engine::barrier(sc, alg);
-    return f.served(Coll::barrier, alg, 0);
+    return f.served(0);
   });
 }
 
@@ -619,14 +627,14 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
     if (n == 0) return f.empty();
     ShimComm& sc = s.comm();
     const std::size_t alg =
-      s.choose(Coll::reduce, Problem{.m = sc.words(n * eop.size), .root = r, .commutative = eop.commutative});
+      f.choose(s, Coll::reduce, Problem{.m = sc.words(n * eop.size), .root = r, .commutative = eop.commutative});
     // In place at the root: its contribution is a copy of the receive buffer.
     const bool in_place = is_root && is_in_place(sendbuf);
     const Elements in(in_place ? recvbuf : sendbuf, n, eop, true, in_place);
     const Elements out(is_root ? recvbuf : nullptr, n, eop, false);
     engine::reduce(sc, alg, eop, in.data(), out.data(), n, r);
     out.copy_out();
-    return f.served(Coll::reduce, alg, n * eop.size);
+    return f.served(n * eop.size);
   });
 }
 
@@ -641,13 +649,12 @@ int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype ty
     if (n == 0) return f.empty();
     const bool in_place = is_in_place(sendbuf);
     ShimComm& sc = s.comm();
-    const std::size_t alg = s.choose(
-      Coll::allreduce, Problem{.m = sc.words(n * eop.size), .commutative = eop.commutative, .in_place = in_place});
+    const std::size_t alg = f.choose(s, Coll::allreduce, Problem{.m = sc.words(n * eop.size), .commutative = eop.commutative, .in_place = in_place});
     const Elements out(recvbuf, n, eop, in_place);
     const Elements in(in_place ? nullptr : sendbuf, n, eop, true);
     engine::allreduce(sc, alg, eop, in.data(), out.data(), n);
     out.copy_out();
-    return f.served(Coll::allreduce, alg, n * eop.size);
+    return f.served(n * eop.size);
   });
 }
 
@@ -662,14 +669,13 @@ int reduce_scatter_blocks(Frame& f, CommState& s, const void* sendbuf, void* rec
   if (block == 0) return f.empty();
   const bool in_place = is_in_place(sendbuf);
   ShimComm& sc = s.comm();
-  const std::size_t alg = s.choose(
-    Coll::reduce_scatter, Problem{.m = sc.words(block * eop.size), .commutative = eop.commutative});
+  const std::size_t alg = f.choose(s, Coll::reduce_scatter, Problem{.m = sc.words(block * eop.size), .commutative = eop.commutative});
   // In place: recvbuf holds the p blocks and gets the result in its first block.
   const Elements in(in_place ? nullptr : sendbuf, p * block, eop, true);
   const Elements out(recvbuf, in_place ? p * block : block, eop, in_place);
   engine::reduce_scatter(sc, alg, eop, in.data(), out.data(), block);
   out.copy_out(block);
-  return f.served(Coll::reduce_scatter, alg, p * block * eop.size);
+  return f.served(p * block * eop.size);
 }
 
 } // namespace
@@ -718,12 +724,12 @@ int scan_common(Call call, const void* sendbuf, void* recvbuf, int count, MPI_Da
     const bool in_place = is_in_place(sendbuf);
     ShimComm& sc = s.comm();
     const std::size_t alg =
-      s.choose(coll, Problem{.m = sc.words(n * eop.size), .commutative = eop.commutative});
+      f.choose(s, coll, Problem{.m = sc.words(n * eop.size), .commutative = eop.commutative});
     const Elements out(recvbuf, n, eop, in_place || exclusive);
     const Elements in(in_place ? nullptr : sendbuf, n, eop, true);
     engine::scan(sc, alg, eop, in.data(), out.data(), n, exclusive);
     if (!(exclusive && s.rank() == 0)) out.copy_out(); // MPI_Exscan leaves rank 0's buffer alone
-    return f.served(coll, alg, n * eop.size);
+    return f.served(n * eop.size);
   });
 }
 

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <mutex>
@@ -27,6 +28,7 @@ struct Global {
   std::mutex mutex; // guards live and next_id
   std::vector<CommState*> live; // in creation order
   std::size_t next_id = 0;
+  std::atomic<std::uint64_t> deletions{0}; // states deleted so far (invalidates state_of's cache)
   int world_rank = 0, world_size = 1;
   std::string world_topology = "(no collective on MPI_COMM_WORLD)";
 };
@@ -159,6 +161,7 @@ CommState::~CommState()
   comm_.reset();
   ep_.reset(); // frees the duplicate (unless MPI is finalised)
   Global& g = global();
+  g.deletions.fetch_add(1, std::memory_order_release);
   std::lock_guard lock(g.mutex);
   g.live.erase(std::remove(g.live.begin(), g.live.end(), this), g.live.end());
 }
@@ -193,43 +196,62 @@ ShimComm& CommState::comm()
   return *comm_;
 }
 
-std::size_t CommState::choose(Coll c, const Problem& problem)
+CommState::Choice CommState::choose(Call call, Coll c, const Problem& problem)
 {
+  for (const Pick& p : picks_)
+    if (p.call == call && p.coll == c && p.problem.m == problem.m && p.problem.root == problem.root &&
+        p.problem.commutative == problem.commutative && p.problem.in_place == problem.in_place) {
+      if (p.forced != nullptr) p.forced->add(p.forced_fits);
+      return p.choice;
+    }
   ShimComm& sc = comm();
   const Config& cfg = config();
+  const auto names = algorithms::names(c);
+  Pick pick{call, c, problem, {algorithms::npos, nullptr}, nullptr, false};
   std::size_t forced = cfg.forced[static_cast<std::size_t>(c)];
-  if (forced == algorithms::npos && cfg.round != algorithms::npos) forced = cfg.round % algorithms::names(c).size();
+  if (forced == algorithms::npos && cfg.round != algorithms::npos) forced = cfg.round % names.size();
   if (forced != algorithms::npos) {
-    const bool fits = algorithms::fits(c, forced, sc.topology(), problem);
-    record_forced(coll_name(c), algorithms::names(c)[forced], fits);
-    if (fits) return forced;
+    pick.forced = &forced_row(coll_name(c), names[forced]);
+    pick.forced_fits = algorithms::fits(c, forced, sc.topology(), problem);
+    pick.forced->add(pick.forced_fits);
+    if (pick.forced_fits) pick.choice.alg = forced;
   }
-  for (const Pick& p : picks_)
-    if (p.coll == c && p.problem.m == problem.m && p.problem.root == problem.root &&
-        p.problem.commutative == problem.commutative && p.problem.in_place == problem.in_place)
-      return p.alg;
-  const std::size_t alg = algorithms::cheapest(c, sc.topology(), sc.cost_model(), problem);
+  if (pick.choice.alg == algorithms::npos) pick.choice.alg = algorithms::cheapest(c, sc.topology(), sc.cost_model(), problem);
+  pick.choice.row = &served_row(call, names[pick.choice.alg]);
   // A small cache: a program's collectives use a few sizes; the oldest pick makes room.
   constexpr std::size_t capacity = 64;
-  if (picks_.size() < capacity) picks_.push_back(Pick{c, problem, alg});
-  else picks_[next_pick_++ % capacity] = Pick{c, problem, alg};
-  if (config().verbose >= 2 && rank_ == 0)
+  if (picks_.size() < capacity) picks_.push_back(pick);
+  else picks_[next_pick_++ % capacity] = pick;
+  if (cfg.verbose >= 2 && rank_ == 0)
     std::fprintf(stderr, "collectives-pmpi: communicator #%zu: %s of %g words%s%s: %s\n", id_,
                  std::string(coll_name(c)).c_str(), problem.m, problem.commutative ? "" : ", non-commutative",
-                 problem.in_place ? ", in place" : "", std::string(algorithms::names(c)[alg]).c_str());
-  return alg;
+                 problem.in_place ? ", in place" : "", std::string(names[pick.choice.alg]).c_str());
+  return pick.choice;
 }
 
 CommState& state_of(MPI_Comm comm)
 {
   Global& g = global();
+  // The last communicator this thread used, unless a state was deleted since (its handle
+  // may since name another communicator): saves MPI's attribute lookup on most calls.
+  thread_local struct {
+    MPI_Comm comm = MPI_COMM_NULL;
+    CommState* state = nullptr;
+    std::uint64_t generation = 0;
+  } last;
+  const std::uint64_t generation = g.deletions.load(std::memory_order_acquire);
+  if (last.comm == comm && last.state != nullptr && last.generation == generation) return *last.state;
   void* attr = nullptr;
   int flag = 0;
   check(PMPI_Comm_get_attr(comm, g.keyval, &attr, &flag), "MPI_Comm_get_attr");
-  if (flag != 0) return *static_cast<CommState*>(attr);
-  auto state = std::make_unique<CommState>(comm);
-  check(PMPI_Comm_set_attr(comm, g.keyval, state.get()), "MPI_Comm_set_attr");
-  return *state.release();
+  CommState* state = static_cast<CommState*>(attr);
+  if (flag == 0) {
+    auto made = std::make_unique<CommState>(comm);
+    check(PMPI_Comm_set_attr(comm, g.keyval, made.get()), "MPI_Comm_set_attr");
+    state = made.release();
+  }
+  last = {comm, state, generation};
+  return *state;
 }
 
 } // namespace collectives::pmpi

@@ -6,6 +6,7 @@
 
 #include "config.hpp"
 #include "engine.hpp"
+#include "stats.hpp"
 #include <collectives/transport/mpi.hpp> // <mpi.h>, without the MPI-2 C++ bindings
 
 #include <collectives/cost/collective.hpp>
@@ -48,15 +49,25 @@ public:
   /// chooses its topology.
   ShimComm& comm();
 
-  /// The algorithm for collective c and `problem`: the forced one if it fits (counted in
-  /// the report either way), otherwise the cost model's pick, remembered per problem.
-  std::size_t choose(Coll c, const Problem& problem);
+  /// What a call runs: an algorithm of its collective, and the report's row to count it in.
+  struct Choice {
+    std::size_t alg;
+    Counter* row;
+  };
+
+  /// The algorithm for call `call` running collective c on `problem`: the forced one if it
+  /// fits (counted in the report either way), otherwise the cost model's pick; decided
+  /// once per problem and remembered.
+  Choice choose(Call call, Coll c, const Problem& problem);
 
 private:
   struct Pick {
+    Call call;
     Coll coll;
     Problem problem;
-    std::size_t alg;
+    Choice choice;
+    ForcedCounter* forced; ///< null: nothing forced
+    bool forced_fits;
   };
 
   MPI_Comm user_;

@@ -10,17 +10,12 @@ namespace collectives::pmpi {
 
 namespace {
 
-struct Counters {
-  unsigned long long calls = 0;
-  unsigned long long bytes = 0;
-};
-
 struct Table {
-  std::mutex mutex;
+  std::mutex mutex; // guards the maps' structure (the counters are atomic)
   // (call, forwarded?, algorithm or reason) -> counters
-  std::map<std::tuple<int, bool, std::string_view>, Counters> rows;
-  // (collective, forced algorithm) -> calls it fitted, calls it did not
-  std::map<std::pair<std::string_view, std::string_view>, std::pair<unsigned long long, unsigned long long>> forced;
+  std::map<std::tuple<int, bool, std::string_view>, Counter> rows;
+  // (collective, forced algorithm) -> calls it ran, calls it did not fit
+  std::map<std::pair<std::string_view, std::string_view>, ForcedCounter> forced;
 };
 
 Table& table()
@@ -41,28 +36,25 @@ std::string_view call_name(Call c)
   return names[static_cast<std::size_t>(c)];
 }
 
-void record_served(Call c, std::string_view algorithm, std::size_t bytes)
+Counter& served_row(Call c, std::string_view algorithm)
 {
   Table& t = table();
   std::lock_guard lock(t.mutex);
-  Counters& n = t.rows[{static_cast<int>(c), false, algorithm}];
-  ++n.calls;
-  n.bytes += bytes;
+  return t.rows[{static_cast<int>(c), false, algorithm}];
 }
 
 void record_forwarded(Call c, std::string_view reason)
 {
   Table& t = table();
   std::lock_guard lock(t.mutex);
-  ++t.rows[{static_cast<int>(c), true, reason}].calls;
+  t.rows[{static_cast<int>(c), true, reason}].add(0);
 }
 
-void record_forced(std::string_view collective, std::string_view algorithm, bool fitted)
+ForcedCounter& forced_row(std::string_view collective, std::string_view algorithm)
 {
   Table& t = table();
   std::lock_guard lock(t.mutex);
-  auto& n = t.forced[{collective, algorithm}];
-  ++(fitted ? n.first : n.second);
+  return t.forced[{collective, algorithm}];
 }
 
 void print_report(std::FILE* out, const std::string& header)
@@ -74,14 +66,16 @@ void print_report(std::FILE* out, const std::string& header)
   unsigned long long served = 0, forwarded = 0;
   for (const auto& [key, n] : t.rows) {
     const auto& [call, fwd, what] = key;
+    const unsigned long long calls = n.calls.load();
+    if (calls == 0) continue;
     const std::string label = fwd ? "PMPI (" + std::string(what) + ")" : std::string(what);
     std::fprintf(out, "collectives-pmpi: %-26s %10llu %16s  %s\n", std::string(call_name(static_cast<Call>(call))).c_str(),
-                 n.calls, fwd ? "-" : std::to_string(n.bytes).c_str(), label.c_str());
-    (fwd ? forwarded : served) += n.calls;
+                 calls, fwd ? "-" : std::to_string(n.bytes.load()).c_str(), label.c_str());
+    (fwd ? forwarded : served) += calls;
   }
   for (const auto& [key, n] : t.forced)
     std::fprintf(out, "collectives-pmpi: forced %s=%s: ran %llu calls, did not fit %llu\n",
-                 std::string(key.first).c_str(), std::string(key.second).c_str(), n.first, n.second);
+                 std::string(key.first).c_str(), std::string(key.second).c_str(), n.ran.load(), n.unfit.load());
   std::fprintf(out, "collectives-pmpi: %llu calls served by the library, %llu forwarded to Open MPI\n", served,
                forwarded);
   std::fflush(out);
