@@ -188,6 +188,7 @@ const std::byte* copy_bytes(const void* buf, std::size_t count, MPI_Datatype typ
                             MPI_Comm comm)
 {
   stage.resize(count * l.size);
+  if (stage.empty()) return stage.data();
   if (l.dense) std::memcpy(stage.data(), buf, stage.size());
   else pack(buf, count, type, l, stage.data(), comm);
   return stage.data();
@@ -197,6 +198,7 @@ const std::byte* copy_bytes(const void* buf, std::size_t count, MPI_Datatype typ
 void place_bytes(const std::byte* bytes, std::size_t count, MPI_Datatype type, const TypeLayout& l, void* buf,
                  MPI_Comm comm)
 {
+  if (count * l.size == 0) return; // (null pointers may come with nothing to copy)
   if (l.dense) std::memcpy(buf, bytes, count * l.size);
   else unpack(bytes, count, type, l, buf, comm);
 }
