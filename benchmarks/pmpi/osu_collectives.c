@@ -171,6 +171,20 @@ static double timed(enum coll c, const struct buffers* b, int native, int iterat
   return sum / size;
 }
 
+/* The machine's load average (Linux), to print beside the figures: they mean little when
+ * other processes compete for the cores. */
+static void print_load(const char* when)
+{
+  FILE* f = fopen("/proc/loadavg", "r");
+  char text[64] = "unknown";
+  if (f != NULL) {
+    if (fgets(text, sizeof text, f) == NULL) strcpy(text, "unknown");
+    fclose(f);
+  }
+  text[strcspn(text, "\n")] = 0;
+  printf("# load average %s: %s\n", when, text);
+}
+
 static size_t parse_size(const char* s)
 {
   char* end = NULL;
@@ -213,6 +227,7 @@ int main(int argc, char** argv)
     }
   }
   if (rank == 0) {
+    print_load("at the start");
     printf("# %d ranks; time per call in microseconds (mean over ranks, best of %d rounds)\n", size, rounds);
     printf("# %-15s %10s %12s %12s %8s\n", "collective", "bytes", "native_us", "MPI_us", "ratio");
   }
@@ -257,6 +272,7 @@ int main(int argc, char** argv)
   }
   int any = 0;
   PMPI_Allreduce(&wrong, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (rank == 0) print_load("at the end");
   MPI_Finalize();
   return any;
 }
