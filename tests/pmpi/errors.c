@@ -1,0 +1,122 @@
+/* errors.c: errors reach the program as MPI says, with and without the shim.
+ *
+ *   errors           invalid arguments (a negative count, a bad root, MPI_DATATYPE_NULL,
+ *                    MPI_OP_NULL, MPI_COMM_NULL): MPI_X returns the same error class as
+ *                    Open MPI's PMPI_X, through the communicator's error handler
+ *                    (MPI_ERRORS_RETURN here), and the program goes on;
+ *   errors --shim    also errors the shim finds itself: every rank sends 8 bytes per block
+ *                    but receives 4 (type signatures that do not match) gives
+ *                    MPI_ERR_TRUNCATE on every rank before any message moves, and a user's
+ *                    error handler on the communicator is called with it;
+ *   errors --fatal   that mismatch on MPI_COMM_WORLD under MPI_ERRORS_ARE_FATAL: the job
+ *                    must end (mpirun exits non-zero) instead of hanging.
+ * Exit status 0 when every check held. */
+
+#include <mpi.h>
+
+#include <stdio.h>
+#include <string.h>
+
+static int rank, size, failures;
+
+static int error_class(int code)
+{
+  int c = code;
+  if (code != MPI_SUCCESS) MPI_Error_class(code, &c);
+  return c;
+}
+
+/* MPI_X and PMPI_X, both erroneous in the same way, fail with the same error class. */
+static void same_error(const char* what, int shim, int native)
+{
+  if (shim == MPI_SUCCESS || error_class(shim) != error_class(native)) {
+    ++failures;
+    fprintf(stderr, "errors: rank %d: %s: error class %d, Open MPI's %d\n", rank, what, error_class(shim),
+            error_class(native));
+  }
+}
+
+static int handled = -1;
+static void record(MPI_Comm* comm, int* code, ...)
+{
+  (void)comm;
+  handled = error_class(*code);
+}
+
+int main(int argc, char** argv)
+{
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int shim = argc > 1 && strcmp(argv[1], "--shim") == 0;
+  const int fatal = argc > 1 && strcmp(argv[1], "--fatal") == 0;
+  int buf[64] = {0}, out[64] = {0};
+
+  if (fatal) {
+    /* Every rank: 2 ints out, 1 in per block. MPI_ERRORS_ARE_FATAL ends the job. */
+    MPI_Allgather(buf, 2, MPI_INT, out, 1, MPI_INT, MPI_COMM_WORLD);
+    fprintf(stderr, "errors: rank %d: the mismatch did not end the job\n", rank);
+    MPI_Finalize();
+    return 1;
+  }
+
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  same_error("MPI_Bcast, count -1", MPI_Bcast(buf, -1, MPI_INT, 0, MPI_COMM_WORLD),
+             PMPI_Bcast(buf, -1, MPI_INT, 0, MPI_COMM_WORLD));
+  same_error("MPI_Bcast, root = size", MPI_Bcast(buf, 1, MPI_INT, size, MPI_COMM_WORLD),
+             PMPI_Bcast(buf, 1, MPI_INT, size, MPI_COMM_WORLD));
+  same_error("MPI_Allreduce, MPI_DATATYPE_NULL",
+             MPI_Allreduce(buf, out, 1, MPI_DATATYPE_NULL, MPI_SUM, MPI_COMM_WORLD),
+             PMPI_Allreduce(buf, out, 1, MPI_DATATYPE_NULL, MPI_SUM, MPI_COMM_WORLD));
+  same_error("MPI_Allreduce, MPI_OP_NULL", MPI_Allreduce(buf, out, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD),
+             PMPI_Allreduce(buf, out, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD));
+  same_error("MPI_Reduce, root -1", MPI_Reduce(buf, out, 1, MPI_INT, MPI_SUM, -1, MPI_COMM_WORLD),
+             PMPI_Reduce(buf, out, 1, MPI_INT, MPI_SUM, -1, MPI_COMM_WORLD));
+  same_error("MPI_Scan, MPI_OP_NULL", MPI_Scan(buf, out, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD),
+             PMPI_Scan(buf, out, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD));
+  same_error("MPI_Alltoall, count -1", MPI_Alltoall(buf, -1, MPI_INT, out, -1, MPI_INT, MPI_COMM_WORLD),
+             PMPI_Alltoall(buf, -1, MPI_INT, out, -1, MPI_INT, MPI_COMM_WORLD));
+  /* (Open MPI 4.1's MPI_Allgather crashes on MPI_COMM_NULL: not tried.) */
+  same_error("MPI_Bcast, MPI_COMM_NULL", MPI_Bcast(buf, 1, MPI_INT, 0, MPI_COMM_NULL),
+             PMPI_Bcast(buf, 1, MPI_INT, 0, MPI_COMM_NULL));
+  same_error("MPI_Barrier, MPI_COMM_NULL", MPI_Barrier(MPI_COMM_NULL), PMPI_Barrier(MPI_COMM_NULL));
+
+  /* The communicator still works afterwards. */
+  int one = 1, sum = 0;
+  if (MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS || sum != size) {
+    ++failures;
+    fprintf(stderr, "errors: rank %d: MPI_Allreduce after the errors gave %d\n", rank, sum);
+  }
+
+  if (shim && size > 1) {
+    const int rc = MPI_Allgather(buf, 2, MPI_INT, out, 1, MPI_INT, MPI_COMM_WORLD);
+    if (error_class(rc) != MPI_ERR_TRUNCATE) {
+      ++failures;
+      fprintf(stderr, "errors: rank %d: mismatched MPI_Allgather gave class %d, not MPI_ERR_TRUNCATE\n", rank,
+              error_class(rc));
+    }
+    MPI_Comm dup;
+    MPI_Errhandler handler;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    MPI_Comm_create_errhandler(record, &handler);
+    MPI_Comm_set_errhandler(dup, handler);
+    const int rc2 = MPI_Alltoall(buf, 2, MPI_INT, out, 1, MPI_INT, dup);
+    if (handled != MPI_ERR_TRUNCATE || error_class(rc2) != MPI_ERR_TRUNCATE) {
+      ++failures;
+      fprintf(stderr, "errors: rank %d: mismatched MPI_Alltoall: handler saw class %d, returned %d\n", rank, handled,
+              error_class(rc2));
+    }
+    if (MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, dup) != MPI_SUCCESS || sum != size) {
+      ++failures;
+      fprintf(stderr, "errors: rank %d: MPI_Allreduce after the mismatch gave %d\n", rank, sum);
+    }
+    MPI_Errhandler_free(&handler);
+    MPI_Comm_free(&dup);
+  }
+
+  int any = 0;
+  PMPI_Allreduce(&failures, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (rank == 0) printf("errors: %s\n", any ? "FAILED" : "every error as MPI reports it");
+  MPI_Finalize();
+  return any ? 1 : 0;
+}
