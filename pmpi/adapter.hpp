@@ -4,9 +4,8 @@
 // one fits a call, to map the cost model's pick to a tag). Everything else in the shim
 // names algorithms by their index in these lists (algorithms.hpp).
 //
-// When the library's algorithm registry replaces algorithm_candidates /
-// default_candidates / algorithm_cost, repoint tags<C>(), any_operator_v, fits_of() and
-// cheapest_of() here (and give alltoallv and barrier their Collective in collective_of).
+// The registry: algorithms<Collective::X> (each collective's one list), each tag's needs
+// (commutative operator), fits(tag, topology, problem) and select().
 
 #include "algorithms.hpp"
 
@@ -16,11 +15,12 @@
 #include <collectives/algorithm/alltoallv.hpp>
 #include <collectives/algorithm/barrier.hpp>
 #include <collectives/algorithm/broadcast.hpp>
+#include <collectives/algorithm/gather.hpp>
 #include <collectives/algorithm/reduce.hpp>
 #include <collectives/algorithm/reduce_scatter.hpp>
 #include <collectives/algorithm/scan.hpp>
 #include <collectives/algorithm/scatter.hpp>
-#include <collectives/cost/selection.hpp>
+#include <collectives/cost/select.hpp>
 
 #include <boost/hana/for_each.hpp>
 #include <boost/hana/length.hpp>
@@ -37,26 +37,7 @@ namespace collectives::pmpi {
 
 namespace algorithms {
 
-/// The library's algorithm tags for C, in its order of preference.
-template <Coll C>
-constexpr auto tags()
-{
-  if constexpr (C == Coll::broadcast) return default_candidates<Collective::broadcast>();
-  else if constexpr (C == Coll::reduce) return default_candidates<Collective::reduce>();
-  else if constexpr (C == Coll::allgather) return default_candidates<Collective::allgather>();
-  else if constexpr (C == Coll::reduce_scatter) return default_candidates<Collective::reduce_scatter>();
-  else if constexpr (C == Coll::allreduce) return default_candidates<Collective::allreduce>();
-  else if constexpr (C == Coll::scan || C == Coll::exscan) return default_candidates<Collective::scan>();
-  else if constexpr (C == Coll::scatter) return default_candidates<Collective::scatter>();
-  else if constexpr (C == Coll::gather) return default_candidates<Collective::gather>();
-  else if constexpr (C == Coll::alltoall) return default_candidates<Collective::alltoall>();
-  // Not Collectives yet: the algorithms their front ends take.
-  else if constexpr (C == Coll::alltoallv) return boost::hana::make_tuple(alltoall_algorithm::pairwise, alltoall_algorithm::pairwise_xor);
-  else return boost::hana::make_tuple(barrier_algorithm::dissemination, barrier_algorithm::allreduce);
-}
-
-/// The Collective whose cost model and fit rules describe C (alltoallv: alltoall's, whose
-/// pairwise algorithms it runs; barrier: none, it always fits).
+/// The Collective of C (exscan runs scan's algorithms).
 template <Coll C>
 constexpr Collective collective_of()
 {
@@ -68,7 +49,16 @@ constexpr Collective collective_of()
   else if constexpr (C == Coll::scan || C == Coll::exscan) return Collective::scan;
   else if constexpr (C == Coll::scatter) return Collective::scatter;
   else if constexpr (C == Coll::gather) return Collective::gather;
-  else return Collective::alltoall;
+  else if constexpr (C == Coll::alltoall) return Collective::alltoall;
+  else if constexpr (C == Coll::alltoallv) return Collective::alltoallv;
+  else return Collective::barrier;
+}
+
+/// The library's algorithm tags for C, in its order of preference (its list).
+template <Coll C>
+constexpr auto tags()
+{
+  return collectives::algorithms<collective_of<C>()>;
 }
 
 /// Whether algorithm Tag of reduction C takes an operator that is not commutative (the
@@ -77,7 +67,7 @@ template <Coll C, class Tag>
 inline constexpr bool any_operator_v = [] {
   if constexpr (C == Coll::reduce || C == Coll::reduce_scatter || C == Coll::allreduce || C == Coll::scan ||
                 C == Coll::exscan)
-    return algorithm_cost<collective_of<C>(), Tag>::any_operator;
+    return !Tag::needs.commutative;
   else
     return true;
 }();
@@ -118,9 +108,7 @@ bool fits_of(std::size_t index, const ShimTopology& topo, const Problem& problem
   bool ok = false;
   with_algorithm<C>(index, [&](auto tag) {
     using Tag = decltype(tag);
-    if constexpr (C == Coll::barrier) ok = true;
-    else if constexpr (fits_type_v<collective_of<C>(), Tag, ShimTopology>)
-      ok = collectives::fits<collective_of<C>(), Tag>(topo, problem);
+    if constexpr (fits_topology_type<Tag, ShimTopology>) ok = collectives::fits(tag, topo, problem);
   });
   return ok;
 }
@@ -129,10 +117,7 @@ bool fits_of(std::size_t index, const ShimTopology& topo, const Problem& problem
 template <Coll C>
 std::size_t cheapest_of(const ShimTopology& topo, const CostModel& model, const Problem& problem)
 {
-  std::string_view name;
-  if constexpr (C == Coll::alltoallv) name = std::has_single_bit(topo.size()) ? "pairwise_xor" : "pairwise";
-  else if constexpr (C == Coll::barrier) name = "dissemination";
-  else name = select<collective_of<C>()>(topo, model, problem).name;
+  const std::string_view name = select<collective_of<C>()>(topo, model, problem).name;
   for (std::size_t i = 0; i < names_v<C>.size(); ++i)
     if (names_v<C>[i] == name) return i;
   throw std::logic_error("collectives-pmpi: the cost model picked " + std::string(name) + ", which is not an algorithm of " +

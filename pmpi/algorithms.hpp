@@ -5,7 +5,7 @@
 
 #include "topology.hpp"
 
-#include <collectives/cost/collective.hpp>
+#include <collectives/algorithm/collective.hpp>
 #include <collectives/cost/model.hpp>
 
 #include <cstddef>

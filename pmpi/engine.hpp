@@ -13,6 +13,17 @@
 #include "element_op.hpp"
 #include "topology.hpp"
 
+#include <collectives/collective/allgather.hpp>
+#include <collectives/collective/allreduce.hpp>
+#include <collectives/collective/alltoall.hpp>
+#include <collectives/collective/alltoallv.hpp>
+#include <collectives/collective/barrier.hpp>
+#include <collectives/collective/broadcast.hpp>
+#include <collectives/collective/gather.hpp>
+#include <collectives/collective/reduce.hpp>
+#include <collectives/collective/reduce_scatter.hpp>
+#include <collectives/collective/scan.hpp>
+#include <collectives/collective/scatter.hpp>
 #include <collectives/execution/communicator.hpp>
 #include <collectives/transport/mpi.hpp>
 

@@ -62,8 +62,12 @@ void Reductions<N>::allreduce(ShimComm& comm, std::size_t alg, const ElementOp& 
   const std::span<E> recv(static_cast<E*>(out), n);
   with_operator<N>(op, [&](auto fn) {
     with_reduction_algorithm<Coll::allreduce, N, decltype(fn)>(alg, [&](auto tag) {
-      if (in == nullptr) collectives::allreduce(comm, recv, fn, tag);
-      else collectives::allreduce(comm, std::span<const E>(static_cast<const E*>(in), n), recv, fn, tag);
+      // MPI_IN_PLACE: the in-place call, or for an algorithm that cannot run in place the
+      // same buffer as both (the library then stages the input).
+      if constexpr (!decltype(tag)::needs.out_of_place)
+        if (in == nullptr) return collectives::allreduce(comm, recv, fn, tag);
+      const E* send = in == nullptr ? recv.data() : static_cast<const E*>(in);
+      collectives::allreduce(comm, std::span<const E>(send, n), recv, fn, tag);
     });
   });
 }

@@ -5,7 +5,7 @@
 #include "datatype.hpp"
 #include "stats.hpp"
 
-#include <collectives/cost/calibrate.hpp>
+#include <collectives/tuning/calibrate.hpp>
 
 #include <unistd.h> // environ
 

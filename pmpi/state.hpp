@@ -9,7 +9,7 @@
 #include "stats.hpp"
 #include <collectives/transport/mpi.hpp> // <mpi.h>, without the MPI-2 C++ bindings
 
-#include <collectives/cost/collective.hpp>
+#include <collectives/algorithm/collective.hpp>
 
 #include <cstddef>
 #include <memory>

@@ -119,15 +119,15 @@ TEST_CASE("pmpi: the dimensional schedules are correct on Grids, and wraparound 
           "[pmpi][grid]")
 {
   for (const Grid& g : {Grid({4, 3}, {false, true}), Grid({2, 3, 2}, {false, false, false}), Grid({6}, {false})}) {
-    CHECK(verify(AllgatherDimensionalSchedule<Grid>(g, false)).ok);
-    CHECK(verify(AllgatherDimensionalSchedule<Grid>(g, true)).ok);
-    CHECK(verify(ReduceScatterDimensionalSchedule<Grid>(g)).ok);
-    if (g.ndims() >= 2) CHECK(verify(DimensionalSchedule<Grid>(g)).ok);
+    CHECK(verify(AllgatherDimensionalSchedule(rings_of(g), false)).ok);
+    CHECK(verify(AllgatherDimensionalSchedule(rings_of(g), true)).ok);
+    CHECK(verify(ReduceScatterDimensionalSchedule(rings_of(g))).ok);
+    if (g.ndims() >= 2) CHECK(verify(DimensionalSchedule(rings_of(g))).ok);
   }
   // A ring all-gather's wraparound message crosses the whole line.
   const CostModel model{.t_s = 1e-6, .t_w = 1e-9, .t_h = 1e-7};
-  const double line = estimate(AllgatherRingSchedule<Grid>(Grid({8}, {false}), false), Grid({8}, {false}), model, 64).time;
-  const double ring = estimate(AllgatherRingSchedule<Ring<>>(Ring<>{8}, false), Ring<>{8}, model, 64).time;
+  const double line = estimate(AllgatherRingSchedule(8, false), Grid({8}, {false}), model, 64).time;
+  const double ring = estimate(AllgatherRingSchedule(8, false), Ring<>{8}, model, 64).time;
   CHECK(line > ring);
 }
 
@@ -137,7 +137,7 @@ std::vector<ShimTopology> shim_topologies()
 {
   return {ShimTopology(FullyConnected<>{6}),       ShimTopology(Ring<>{6}),
           ShimTopology(Mesh<>{2, 3}),              ShimTopology(ShimTopology::Torus3{2, 2, 2}),
-          ShimTopology(Hypercube<>{3}),            ShimTopology(Grid({3, 2}, {false, true}))};
+          ShimTopology(Hypercube<>::of_dims(3)),            ShimTopology(Grid({3, 2}, {false, true}))};
 }
 
 TEST_CASE("pmpi: the shim's topology answers as the topology it holds", "[pmpi][topology]")
@@ -172,13 +172,13 @@ TEST_CASE("pmpi: the shim's topology answers as the topology it holds", "[pmpi][
           }
           // The same schedule, so the same cost.
           const CostModel model{.t_s = 1e-6, .t_w = 1e-9, .t_h = 1e-7};
-          CHECK(estimate(AllgatherDimensionalSchedule<ShimTopology>(s), s, model, 100).time ==
-                Approx(estimate(AllgatherDimensionalSchedule<T>(t), t, model, 100).time));
+          CHECK(estimate(AllgatherDimensionalSchedule(rings_of(s)), s, model, 100).time ==
+                Approx(estimate(AllgatherDimensionalSchedule(rings_of(t)), t, model, 100).time));
         }
       },
       s.held());
-    CHECK(verify(AllgatherDimensionalSchedule<ShimTopology>(s)).ok);
-    CHECK(verify(ReduceScatterDimensionalSchedule<ShimTopology>(s)).ok);
+    CHECK(verify(AllgatherDimensionalSchedule(rings_of(s))).ok);
+    CHECK(verify(ReduceScatterDimensionalSchedule(rings_of(s))).ok);
   }
 }
 
