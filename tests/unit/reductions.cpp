@@ -11,6 +11,7 @@
 #include "../support/failures.hpp"
 #include "../support/harness.hpp"
 #include "../support/matrix.hpp"
+#include "../support/sanitizers.hpp"
 #include "../support/sweeps.hpp"
 
 #include <algorithm>
@@ -369,18 +370,12 @@ void check_all(const Topo& topo, const C& cs, std::size_t n, Depth depth = Depth
 
 } // namespace
 
-TEST_CASE("reductions: every algorithm equals the left fold for p = 1..64", "[reductions]")
-{
-  // The matrix product (not commutative) runs every algorithm that takes any operator; int
-  // addition (commutative) the ones that need or exploit commutativity.
-  const auto mats = matrix_product();
-  const auto ints = int_plus();
-  for (std::size_t p : sweep_sizes()) {
-    INFO("p = " << p);
-    check_all(Ring<>{p}, mats, 3, Depth::sweep);
-    check_all(Ring<>{p}, ints, 3, Depth::sweep);
-  }
-}
+// The matrix product (not commutative) runs every algorithm that takes any operator; int
+// addition (commutative) the ones that need or exploit commutativity.
+COLLECTIVES_SWEEP_TEST_CASES("reductions: every algorithm equals the left fold", "[reductions]", [](std::size_t p) {
+  check_all(Ring<>{p}, matrix_product(), 3, Depth::sweep);
+  check_all(Ring<>{p}, int_plus(), 3, Depth::sweep);
+})
 
 TEST_CASE("reductions: every operator, sizes 0, 1 and 7, in place too", "[reductions]")
 {
