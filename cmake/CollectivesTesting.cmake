@@ -31,6 +31,8 @@ function(collectives_add_unit_tests family)
   if(NOT TARGET collectives_catch_main)
     add_library(collectives_catch_main OBJECT "${PROJECT_SOURCE_DIR}/tests/main.cpp")
     target_link_libraries(collectives_catch_main PRIVATE Catch2::Catch2)
+    # The tests' standard: Catch's string_view support is compiled in only from C++17 on.
+    target_compile_features(collectives_catch_main PRIVATE cxx_std_20)
     target_compile_options(collectives_catch_main PRIVATE -O0 -g0)
   endif()
   set(exe test_${family})
