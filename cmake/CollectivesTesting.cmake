@@ -1,9 +1,10 @@
 # CollectivesTesting.cmake: helpers used by tests/CMakeLists.txt.
 #
+#   collectives_add_unit_tests(<family> <source>...)
 #   collectives_add_compile_fail_test(<source>)
 #   collectives_add_header_check(<target> HEADERS <hdr>... LINK <lib>...)
-#   collectives_add_mpi_test(<name> <source> [NPROCS <n>...] [LIBRARIES <lib>...]
-#                            [NO_MAIN] [TIMEOUT <seconds>])
+#   collectives_add_mpi_test(<name> <source> [NPROCS <n>...] [TCP_NPROCS <n>...]
+#                            [LIBRARIES <lib>...] [NO_MAIN] [TIMEOUT <seconds>])
 #   collectives_add_consumer_test(<name> SOURCE_DIR <dir> [FIXTURES_REQUIRED <f>...]
 #                                 [CONFIGURE_ARGS <arg>...])
 #
@@ -15,19 +16,47 @@ include_guard(GLOBAL)
 set(_COLLECTIVES_TESTING_DIR "${CMAKE_CURRENT_LIST_DIR}")
 
 # ---------------------------------------------------------------------------
+# Unit tests of one family (a collective family, the cost model, the topologies...).
+#
+# Builds the Catch2 executable test_<family> from <source>... and the Catch main
+# compiled once for all families (tests/main.cpp, the object library
+# collectives_catch_main, unoptimised and without debug information: it is the
+# slowest TU to build and needs neither),
+# and registers each of its TEST_CASEs as a ctest test (labels unit and <family>).
+# One executable per family keeps each family's instantiations in few TUs and
+# lets the families compile, link and be discovered in parallel.
+# ---------------------------------------------------------------------------
+function(collectives_add_unit_tests family)
+  set(sources ${ARGN})
+  if(NOT TARGET collectives_catch_main)
+    add_library(collectives_catch_main OBJECT "${PROJECT_SOURCE_DIR}/tests/main.cpp")
+    target_link_libraries(collectives_catch_main PRIVATE Catch2::Catch2)
+    # The tests' standard: Catch's string_view support is compiled in only from C++17 on.
+    target_compile_features(collectives_catch_main PRIVATE cxx_std_20)
+    target_compile_options(collectives_catch_main PRIVATE -O0 -g0)
+  endif()
+  set(exe test_${family})
+  add_executable(${exe} ${sources})
+  target_link_libraries(${exe} PRIVATE
+    collectives_catch_main collectives::collectives Catch2::Catch2 collectives_warnings)
+  catch_discover_tests(${exe} PROPERTIES LABELS "unit;${family}" TIMEOUT 600)
+endfunction()
+
+# ---------------------------------------------------------------------------
 # Compile-fail tests.
 #
 # <source>'s first line is "// expect: <regex>" (a CMake regular expression).
 # Two tests are registered:
-#   compile_fail.<name>       building <source> must FAIL and the compiler output
+#   compile_fail.<name>       compiling <source> must FAIL and the compiler output
 #                             must match <regex>;
-#   compile_fail.<name>.twin  building <source> with -DCOLLECTIVES_TWIN must
+#   compile_fail.<name>.twin  compiling <source> with -DCOLLECTIVES_TWIN must
 #                             SUCCEED (proves the failure comes from the construct
 #                             under test, not from a typo or a missing include).
-# Both build EXCLUDE_FROM_ALL object libraries of the main build tree with the
-# exact flags of the library, through cmake/CompileFailTest.cmake. Tests that
-# drive the main build tree share the RESOURCE_LOCK collectives_build_tree so
-# that two ninja processes never run in the same tree at once.
+# Each source is an EXCLUDE_FROM_ALL object library (and its twin) of the main
+# build tree, so CMake writes its exact compile command, the library's flags
+# included, to compile_commands.json. cmake/CompileFailTest.cmake runs that
+# command with -fsyntax-only (diagnostics only, no code): no ninja in the build
+# tree, so the cases need no lock and ctest -j runs them in parallel.
 # ---------------------------------------------------------------------------
 function(collectives_add_compile_fail_test source)
   get_filename_component(source "${source}" ABSOLUTE)
@@ -41,30 +70,26 @@ function(collectives_add_compile_fail_test source)
 
   set(target compile_fail_${name})
   add_library(${target} OBJECT EXCLUDE_FROM_ALL "${source}")
-  target_link_libraries(${target} PRIVATE collectives::collectives collectives_warnings)
-
   add_library(${target}_twin OBJECT EXCLUDE_FROM_ALL "${source}")
-  target_link_libraries(${target}_twin PRIVATE collectives::collectives collectives_warnings)
   target_compile_definitions(${target}_twin PRIVATE COLLECTIVES_TWIN)
+  foreach(t IN ITEMS ${target} ${target}_twin)
+    target_link_libraries(${t} PRIVATE collectives::collectives collectives_warnings)
+    set_target_properties(${t} PROPERTIES EXPORT_COMPILE_COMMANDS ON)
+  endforeach()
 
-  add_test(NAME compile_fail.${name}
-    COMMAND ${CMAKE_COMMAND}
-      -D BUILD_DIR=${CMAKE_BINARY_DIR}
-      -D TARGET=${target}
-      -D SOURCE=${source}
-      -D MODE=fail
-      -P ${_COLLECTIVES_TESTING_DIR}/CompileFailTest.cmake)
-  add_test(NAME compile_fail.${name}.twin
-    COMMAND ${CMAKE_COMMAND}
-      -D BUILD_DIR=${CMAKE_BINARY_DIR}
-      -D TARGET=${target}_twin
-      -D SOURCE=${source}
-      -D MODE=pass
-      -P ${_COLLECTIVES_TESTING_DIR}/CompileFailTest.cmake)
-  set_tests_properties(compile_fail.${name} compile_fail.${name}.twin PROPERTIES
-    LABELS compile_fail
-    RESOURCE_LOCK collectives_build_tree
-    TIMEOUT 600)
+  foreach(mode IN ITEMS fail pass)
+    set(test_name compile_fail.${name})
+    if(mode STREQUAL "pass")
+      string(APPEND test_name .twin)
+    endif()
+    add_test(NAME ${test_name}
+      COMMAND ${CMAKE_COMMAND}
+        -D COMPILE_COMMANDS=${CMAKE_BINARY_DIR}/compile_commands.json
+        -D SOURCE=${source}
+        -D MODE=${mode}
+        -P ${_COLLECTIVES_TESTING_DIR}/CompileFailTest.cmake)
+    set_tests_properties(${test_name} PROPERTIES LABELS compile_fail TIMEOUT 600)
+  endforeach()
 endfunction()
 
 # ---------------------------------------------------------------------------
@@ -99,18 +124,23 @@ endfunction()
 # Builds <source> into the executable mpi_<name> (linking collectives::mpi,
 # Catch2 and, unless NO_MAIN, tests/support/catch_mpi_main.cpp which wraps
 # Catch in MPI_Init_thread/MPI_Finalize and makes every rank fail if any does),
-# and registers for each N in NPROCS (default 1 2 3 4 8):
-#   mpi.<name>.np<N>      mpiexec --oversubscribe -n N mpi_<name>
-#   mpi.<name>.np<N>.tcp  the same with --mca btl self,tcp (Open MPI only)
+# and registers
+#   mpi.<name>.np<N>      mpiexec --oversubscribe -n N mpi_<name>, for each N in NPROCS
+#                         (default 1 3 4): Open MPI's default transports (shared memory)
+#   mpi.<name>.np<N>.tcp  the same with --mca btl self,tcp, for each N in TCP_NPROCS
+#                         (default 2 8; Open MPI only)
 # ---------------------------------------------------------------------------
 function(collectives_add_mpi_test name source)
-  cmake_parse_arguments(PARSE_ARGV 2 arg "NO_MAIN" "TIMEOUT" "NPROCS;LIBRARIES")
+  cmake_parse_arguments(PARSE_ARGV 2 arg "NO_MAIN" "TIMEOUT" "NPROCS;TCP_NPROCS;LIBRARIES")
   if(NOT TARGET collectives::mpi)
     message(STATUS "collectives: MPI not found, skipping MPI test ${name}")
     return()
   endif()
-  if(NOT arg_NPROCS)
-    set(arg_NPROCS 1 2 3 4 8)
+  if(NOT DEFINED arg_NPROCS AND NOT "NPROCS" IN_LIST arg_KEYWORDS_MISSING_VALUES)
+    set(arg_NPROCS 1 3 4)
+  endif()
+  if(NOT DEFINED arg_TCP_NPROCS AND NOT "TCP_NPROCS" IN_LIST arg_KEYWORDS_MISSING_VALUES)
+    set(arg_TCP_NPROCS 2 8)
   endif()
   if(NOT arg_TIMEOUT)
     set(arg_TIMEOUT 120)
@@ -128,7 +158,7 @@ function(collectives_add_mpi_test name source)
       target_link_libraries(collectives_catch_mpi_main PRIVATE
         collectives::mpi Catch2::Catch2 collectives_warnings)
       # Catch2's implementation compiles much faster unoptimised.
-      target_compile_options(collectives_catch_mpi_main PRIVATE -O0)
+      target_compile_options(collectives_catch_mpi_main PRIVATE -O0 -g0)
     endif()
     target_link_libraries(${exe} PRIVATE collectives_catch_mpi_main)
   endif()
@@ -150,39 +180,47 @@ function(collectives_add_mpi_test name source)
   # mpiexec (AddressSanitizer's other checks stay on; the unit tests keep it).
   set(env_mod "ASAN_OPTIONS=string_append::detect_leaks=0")
 
-  set(variants default)
   set(extra_flags)
   set(exe_args)
   if(is_open_mpi)
-    list(APPEND variants tcp)
     # --tag-output prefixes every output line with [job,rank]<stream>.
     set(extra_flags --oversubscribe --tag-output)
+  else()
+    set(arg_TCP_NPROCS) # --mca btl self,tcp is Open MPI's
   endif()
   if(NOT arg_NO_MAIN)
     set(exe_args --use-colour no)
   endif()
 
+  set(runs)
   foreach(np IN LISTS arg_NPROCS)
-    foreach(variant IN LISTS variants)
-      set(test_name mpi.${name}.np${np})
-      set(variant_flags)
-      if(variant STREQUAL "tcp")
-        string(APPEND test_name .tcp)
-        set(variant_flags --mca btl self,tcp)
-      endif()
-      add_test(NAME ${test_name}
-        COMMAND ${MPIEXEC_EXECUTABLE} ${extra_flags} ${variant_flags}
-                ${MPIEXEC_NUMPROC_FLAG} ${np} ${MPIEXEC_PREFLAGS}
-                $<TARGET_FILE:${exe}> ${MPIEXEC_POSTFLAGS} ${exe_args})
-      # PROCESSORS keeps ctest -jN from piling several multi-rank jobs onto
-      # the same cores (it is clamped to the -j level).
-      set_tests_properties(${test_name} PROPERTIES
-        ENVIRONMENT "${env}"
-        ENVIRONMENT_MODIFICATION "${env_mod}"
-        LABELS mpi
-        PROCESSORS ${np}
-        TIMEOUT ${arg_TIMEOUT})
-    endforeach()
+    list(APPEND runs "${np}:default")
+  endforeach()
+  foreach(np IN LISTS arg_TCP_NPROCS)
+    list(APPEND runs "${np}:tcp")
+  endforeach()
+  foreach(run IN LISTS runs)
+    string(REPLACE ":" ";" run "${run}")
+    list(GET run 0 np)
+    list(GET run 1 variant)
+    set(test_name mpi.${name}.np${np})
+    set(variant_flags)
+    if(variant STREQUAL "tcp")
+      string(APPEND test_name .tcp)
+      set(variant_flags --mca btl self,tcp)
+    endif()
+    add_test(NAME ${test_name}
+      COMMAND ${MPIEXEC_EXECUTABLE} ${extra_flags} ${variant_flags}
+              ${MPIEXEC_NUMPROC_FLAG} ${np} ${MPIEXEC_PREFLAGS}
+              $<TARGET_FILE:${exe}> ${MPIEXEC_POSTFLAGS} ${exe_args})
+    # PROCESSORS keeps ctest -jN from piling several multi-rank jobs onto
+    # the same cores (it is clamped to the -j level).
+    set_tests_properties(${test_name} PROPERTIES
+      ENVIRONMENT "${env}"
+      ENVIRONMENT_MODIFICATION "${env_mod}"
+      LABELS mpi
+      PROCESSORS ${np}
+      TIMEOUT ${arg_TIMEOUT})
   endforeach()
 endfunction()
 

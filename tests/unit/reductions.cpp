@@ -11,6 +11,7 @@
 #include "../support/failures.hpp"
 #include "../support/harness.hpp"
 #include "../support/matrix.hpp"
+#include "../support/sanitizers.hpp"
 #include "../support/sweeps.hpp"
 
 #include <algorithm>
@@ -20,6 +21,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -369,27 +371,29 @@ void check_all(const Topo& topo, const C& cs, std::size_t n, Depth depth = Depth
 
 } // namespace
 
-TEST_CASE("reductions: every algorithm equals the left fold for p = 1..64", "[reductions]")
-{
-  // The matrix product (not commutative) runs every algorithm that takes any operator; int
-  // addition (commutative) the ones that need or exploit commutativity.
-  const auto mats = matrix_product();
-  const auto ints = int_plus();
-  for (std::size_t p : sweep_sizes()) {
-    INFO("p = " << p);
-    check_all(Ring<>{p}, mats, 3, Depth::sweep);
-    check_all(Ring<>{p}, ints, 3, Depth::sweep);
-  }
-}
+// The matrix product (not commutative) runs every algorithm that takes any operator; int
+// addition (commutative) the ones that need or exploit commutativity.
+COLLECTIVES_SWEEP_TEST_CASES("reductions: every algorithm equals the left fold", "[reductions]", [](std::size_t p) {
+  check_all(Ring<>{p}, matrix_product(), 3, Depth::sweep);
+  check_all(Ring<>{p}, int_plus(), 3, Depth::sweep);
+})
 
-TEST_CASE("reductions: every operator, sizes 0, 1 and 7, in place too", "[reductions]")
+namespace {
+
+/// Sizes 0, 1 and 7 on rings of the given sizes, in place too: the commutative and the
+/// non-commutative case through every algorithm, or every other operator through the
+/// defaults (and the algorithms that need commutativity).
+void check_operators(std::initializer_list<std::size_t> ps, bool every_algorithm)
 {
-  for (std::size_t p : {1, 2, 3, 4, 5, 7, 8, 12}) {
+  for (std::size_t p : ps) {
     INFO("p = " << p);
     for (std::size_t n : {0, 1, 7}) {
       INFO("n = " << n);
-      check_all(Ring<>{p}, int_plus(), n);
-      check_all(Ring<>{p}, matrix_product(), n);
+      if (every_algorithm) {
+        check_all(Ring<>{p}, int_plus(), n);
+        check_all(Ring<>{p}, matrix_product(), n);
+        continue;
+      }
       check_all<Algorithms::defaults>(Ring<>{p}, concatenation(), n);
       check_all<Algorithms::defaults>(Ring<>{p}, long_multiplies(), n);
       check_all<Algorithms::defaults>(Ring<>{p}, double_minimum(), n);
@@ -398,6 +402,29 @@ TEST_CASE("reductions: every operator, sizes 0, 1 and 7, in place too", "[reduct
       check_all<Algorithms::defaults>(Ring<>{p}, commutative_lambda(), n);
     }
   }
+}
+
+} // namespace
+
+// One test in four parts, so that ctest can run them side by side.
+TEST_CASE("reductions: sizes 0, 1 and 7, in place too, every algorithm, p = 1..4", "[reductions]")
+{
+  check_operators({1, 2, 3, 4}, true);
+}
+
+TEST_CASE("reductions: sizes 0, 1 and 7, in place too, every algorithm, p = 5..12", "[reductions]")
+{
+  check_operators({5, 7, 8, 12}, true);
+}
+
+TEST_CASE("reductions: every operator, sizes 0, 1 and 7, in place too, p = 1..4", "[reductions]")
+{
+  check_operators({1, 2, 3, 4}, false);
+}
+
+TEST_CASE("reductions: every operator, sizes 0, 1 and 7, in place too, p = 5..12", "[reductions]")
+{
+  check_operators({5, 7, 8, 12}, false);
   // Concatenation over many ranks: the rank order is spelled out in the result.
   check_all<Algorithms::defaults>(Ring<>{33}, concatenation(), 2);
   check_all<Algorithms::defaults>(Ring<>{64}, concatenation(), 1);
@@ -529,12 +556,16 @@ bool same_bits(const std::vector<double>& a, const std::vector<double>& b)
 
 } // namespace
 
-TEST_CASE("allreduce: floating point is bit-identical on every rank and every run", "[reductions][allreduce]")
+namespace {
+
+/// Every allreduce algorithm, twice, on rings of the given sizes: the same bits on every
+/// rank and run, for a commutative and a non-commutative operator.
+void check_bit_identical(std::initializer_list<std::size_t> ps)
 {
   // A non-commutative, non-associative operator too: whatever tree an algorithm uses, every
   // rank must end with the same bits.
   const auto skewed = [](const double& a, const double& b) { return a * 0.75 + b; };
-  for (std::size_t p : {2, 3, 5, 6, 7, 8, 12, 13, 16}) {
+  for (std::size_t p : ps) {
     for (std::size_t n : {1, 7, 1000}) {
       INFO("p = " << p << ", n = " << n);
       const auto first = fp_allreduce(p, n, std::plus<double>{});
@@ -559,6 +590,18 @@ TEST_CASE("allreduce: floating point is bit-identical on every rank and every ru
       }
     }
   }
+}
+
+} // namespace
+
+TEST_CASE("allreduce: floating point is bit-identical on every rank and every run, p = 2..7", "[reductions][allreduce]")
+{
+  check_bit_identical({2, 3, 5, 6, 7});
+}
+
+TEST_CASE("allreduce: floating point is bit-identical on every rank and every run, p = 8..16", "[reductions][allreduce]")
+{
+  check_bit_identical({8, 12, 13, 16});
 }
 
 namespace {

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "../support/harness.hpp"
+#include "../support/sweeps.hpp"
 
 #include <collectives/algorithm/shift.hpp>
 #include <collectives/schedule/verify.hpp>
@@ -295,22 +296,18 @@ TEST_CASE("shift: the Gray-code ring embedding", "[shift]")
 // Execution against the serial reference
 // ---------------------------------------------------------------------------------------
 
-TEST_CASE("shift: ring and direct match the reference for p = 1..64", "[shift][threads]")
-{
-  // Every p, every q of shifts_for(p) with char; double and Particle, and m = 0 and 1, on a
-  // subset. Above 16 ranks the middle q (about p/2 ring steps, the costly case for 64
-  // threads under TSan) runs on a sample of p.
-  for (std::size_t p = 1; p <= 64; ++p) {
-    CAPTURE(p);
-    const bool all_types = p <= 8 || p == 16 || p == 23;
-    const bool middle = p <= 16 || p == 17 || p == 23 || p == 32 || p == 47 || p == 64;
-    const std::vector<std::size_t> sizes = p <= 16 || all_types ? std::vector<std::size_t>{0, 1, 7} : std::vector<std::size_t>{7};
-    auto qs = shifts_for(p);
-    if (!middle) qs.pop_back();
-    CHECK(sweep(collectives::Ring<>{p}, shift_algorithm::ring, all_types, sizes, qs) == 0);
-    CHECK(sweep(collectives::Ring<>{p}, shift_algorithm::direct, all_types, sizes, shifts_for(p)) == 0);
-  }
-}
+// Every p of the sweep, every q of shifts_for(p) with char; double and Particle, and m = 0
+// and 1, on a subset. Above 17 ranks the middle q (about p/2 ring steps, the costly case for
+// 64 threads under TSan) runs on a sample of p.
+COLLECTIVES_SWEEP_TEST_CASES("shift: ring and direct match the reference", "[shift][threads]", [](std::size_t p) {
+  const bool all_types = p <= 8 || p == 16 || p == 17;
+  const bool middle = p <= 17 || p == 32 || p == 64;
+  const std::vector<std::size_t> sizes = p <= 16 || all_types ? std::vector<std::size_t>{0, 1, 7} : std::vector<std::size_t>{7};
+  auto qs = shifts_for(p);
+  if (!middle) qs.pop_back();
+  CHECK(sweep(collectives::Ring<>{p}, shift_algorithm::ring, all_types, sizes, qs) == 0);
+  CHECK(sweep(collectives::Ring<>{p}, shift_algorithm::direct, all_types, sizes, shifts_for(p)) == 0);
+})
 
 TEST_CASE("shift: mesh matches the reference on many R x C shapes", "[shift][threads]")
 {
