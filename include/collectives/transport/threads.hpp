@@ -65,10 +65,6 @@
 #include <utility>
 #include <vector>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
-
 namespace collectives {
 
 namespace detail {
@@ -411,7 +407,7 @@ private:
   static void pause()
   {
 #if defined(__x86_64__) || defined(__i386__)
-    _mm_pause();
+    __builtin_ia32_pause(); // the PAUSE instruction, without <immintrin.h> (~0.5 s to compile)
 #else
     std::this_thread::yield();
 #endif
