@@ -46,6 +46,7 @@
 // consistent load of the sleeper's flag; a sleeper sets its flag (seq_cst) before its
 // last look. So either the waker sees the flag and rings, or the sleeper sees the change.
 
+#include <collectives/cost/model.hpp>
 #include <collectives/transport/concepts.hpp>
 #include <collectives/transport/errors.hpp>
 
@@ -139,6 +140,9 @@ public:
   void exchange(std::span<const SendRequest> sends, std::span<const RecvRequest> recvs, const StepInfo& info);
   /// Numbers the next collective call on this endpoint, from 1 in each Team::run.
   std::uint64_t begin_call() noexcept { return ++calls_; }
+  /// The cost model a Communicator over this endpoint selects default algorithms with
+  /// (Team::cost_model): the same on every rank.
+  CostModel cost_model() const noexcept;
 
 private:
   friend class Team;
@@ -162,6 +166,7 @@ public:
     // With more ranks than cores, a spinning rank holds the core the rank it waits for
     // needs: poll only briefly before blocking.
     const unsigned cores = std::thread::hardware_concurrency();
+    cores_ = cores != 0 ? cores : 1;
     oversubscribed_ = cores != 0 && p > cores;
     // Spinning only pays when the partner is running on another core: a short spin, a few
     // yields (which hand the core to a runnable partner), then block. Measured with
@@ -182,6 +187,18 @@ public:
   }
 
   std::size_t size() const noexcept { return p_; }
+  /// The cost model of this team's exchanges, for choosing algorithms: one node's shared
+  /// memory (a message's start-up is a cache-line handshake, a word moves at memory
+  /// speed), and, with more ranks than cores, a start-up that grows with the ranks per
+  /// core: every step then waits for its partners to be scheduled, so algorithms with
+  /// fewer steps win (measured with benchmarks/bench_collectives and calibration).
+  /// Depends only on p and the machine, so every rank computes the same.
+  CostModel cost_model() const noexcept
+  {
+    const double per_core = static_cast<double>(p_) / static_cast<double>(cores_);
+    const double t_s = oversubscribed_ ? 1.5e-6 * per_core : 0.5e-6;
+    return CostModel{.t_s = t_s, .t_w = 0.5e-9, .t_h = 0, .t_r = 0.25e-9};
+  }
   /// Messages of at most this many bytes go eager.
   std::size_t eager_bytes() const noexcept { return eager_; }
 
@@ -432,6 +449,7 @@ private:
   std::size_t eager_ = 4096;
   std::size_t ring_bytes_ = 0;
   bool oversubscribed_ = false;
+  unsigned cores_ = 1;
   unsigned spin_limit_ = 1024; // polls (with pause) before yielding
   unsigned yield_limit_ = 16;  // polls (with yield) before blocking on the doorbell
   std::unique_ptr<Channel[]> channels_;
@@ -450,6 +468,7 @@ private:
 };
 
 inline std::size_t Endpoint::size() const noexcept { return team_->size(); }
+inline CostModel Endpoint::cost_model() const noexcept { return team_->cost_model(); }
 
 inline void Endpoint::exchange(std::span<const SendRequest> sends, std::span<const RecvRequest> recvs)
 {
