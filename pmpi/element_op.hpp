@@ -5,10 +5,9 @@
 // operators (predefined ones natively, MPI_Op_create's user functions, and others through
 // MPI_Reduce_local) into the library's operator interface (ElementFn below).
 //
-// Today the library calls its operator once per element (op(a, b) -> a op b), so
-// ElementFn calls ElementOp with n = 1. ElementOp's functions already take n elements,
-// so when the library gains a bulk form (inout[i] = in[i] op inout[i] over arrays) only
-// ElementFn changes: one call per block instead of one per element.
+// The library takes operators in an array form (collectives::array_operator:
+// apply(in, inout, n) sets inout[i] = in[i] op inout[i], MPI's own convention), so
+// ElementFn hands ElementOp whole blocks: one call per block, not one per element.
 
 #include <collectives/transport/mpi.hpp> // <mpi.h>, without the MPI-2 C++ bindings
 
@@ -41,18 +40,12 @@ struct Element {
   std::byte bytes[N];
 };
 
-/// The library's operator on Element<N>: fn(a, b) = a op b, a from the lower ranks.
+/// The library's operator on Element<N>, in the array form: apply(in, inout, n) sets
+/// inout[i] = in[i] op inout[i], `in` from the lower ranks.
 template <std::size_t N>
 struct ElementFn {
   const ElementOp* op;
-  Element<N> operator()(const Element<N>& a, const Element<N>& b) const
-  {
-    // Aligned copies: a user function reads the elements through typed pointers.
-    alignas(16) Element<N> x = a;
-    alignas(16) Element<N> r = b;
-    op->fn(&x, &r, 1, *op);
-    return r;
-  }
+  void apply(const Element<N>* in, Element<N>* inout, std::size_t n) const { op->fn(in, inout, n, *op); }
 };
 
 /// The outcome of resolve_op(): an operator to run, or why the call goes to Open MPI.

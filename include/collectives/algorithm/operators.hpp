@@ -5,6 +5,7 @@
 // combine in another (cyclic) order; one not known to be commutative is never reordered.
 
 #include <concepts>
+#include <cstddef>
 #include <functional>
 #include <type_traits>
 
@@ -28,6 +29,10 @@ struct Commutative {
   Op op;
   template <class T>
   constexpr T operator()(const T& a, const T& b) const { return op(a, b); }
+  /// The array form, when `op` has one (array_operator).
+  template <class T>
+    requires requires(const Op& o, const T* in, T* inout, std::size_t n) { o.apply(in, inout, n); }
+  constexpr void apply(const T* in, T* inout, std::size_t n) const { op.apply(in, inout, n); }
 };
 
 /// Marks `op` commutative (the caller's promise: op(a, b) == op(b, a)).
@@ -86,19 +91,28 @@ inline constexpr bool is_commutative_v = op_traits<std::remove_cvref_t<Op>, T>::
 
 
 
+/// An operator on arrays (MPI's user-function convention): op.apply(in, inout, n) sets
+/// inout[i] = in[i] op inout[i] for i < n, `in` holding the lower ranks' contributions.
+/// The reductions call it once per block instead of once per element; an operator may
+/// offer both forms (the array one is used).
+template <class Op, class T>
+concept array_operator = requires(const Op& op, const T* in, T* inout, std::size_t n) { op.apply(in, inout, n); };
+
 namespace detail {
 
-/// A static_assert naming the call when Op is not a reduction operator on T (callable on
-/// two T, returning exactly T).
+/// A static_assert naming the call when Op is not a reduction operator on T: callable on
+/// two T returning exactly T, or an array_operator.
 template <class Op, class T>
 constexpr void check_reduction_operator()
 {
   static_assert(std::is_trivially_copyable_v<T>, "collectives: reduction elements must be trivially copyable");
-  static_assert(std::is_invocable_v<const Op&, const T&, const T&>,
-                "collectives: the reduction operator cannot be called with two elements of the buffer's type");
-  if constexpr (std::is_invocable_v<const Op&, const T&, const T&>)
-    static_assert(std::is_same_v<std::remove_cvref_t<std::invoke_result_t<const Op&, const T&, const T&>>, T>,
-                  "collectives: the reduction operator's result type is not the buffer's element type");
+  if constexpr (!array_operator<Op, T>) {
+    static_assert(std::is_invocable_v<const Op&, const T&, const T&>,
+                  "collectives: the reduction operator cannot be called with two elements of the buffer's type");
+    if constexpr (std::is_invocable_v<const Op&, const T&, const T&>)
+      static_assert(std::is_same_v<std::remove_cvref_t<std::invoke_result_t<const Op&, const T&, const T&>>, T>,
+                    "collectives: the reduction operator's result type is not the buffer's element type");
+  }
 }
 
 } // namespace detail

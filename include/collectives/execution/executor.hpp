@@ -11,6 +11,7 @@
 // for combining) lives in an ExecContext that a Communicator keeps, so a warmed-up rank
 // allocates nothing per call or per step.
 
+#include <collectives/algorithm/operators.hpp>
 #include <collectives/execution/layout.hpp>
 #include <collectives/schedule/pattern.hpp>
 #include <collectives/schedule/schedule.hpp>
@@ -62,20 +63,39 @@ struct Reducer {
   std::size_t elem = 1;
 };
 
-/// dst[i] = src[i] op dst[i] (left) or dst[i] op src[i] (right): one loop per mode, so
-/// each vectorises. dst and src do not overlap.
+/// dst[i] = src[i] op dst[i] (left) or dst[i] op src[i] (right). With an element-wise
+/// operator, one loop per mode, so each vectorises; with an array operator
+/// (array_operator: op.apply(in, inout, n) sets inout[i] = in[i] op inout[i], MPI's
+/// convention), one call per block, and for `right` through a small buffer. dst and src do
+/// not overlap.
 template <class T, class Op>
 void combine_kernel(const void* op_ptr, std::byte* dst_bytes, const std::byte* src_bytes, std::size_t n, Combine how)
 {
   const Op& op = *static_cast<const Op*>(op_ptr);
   T* __restrict dst = reinterpret_cast<T*>(dst_bytes);
   const T* __restrict src = reinterpret_cast<const T*>(src_bytes);
-  if (how == Combine::left)
+  if (how == Combine::copy) {
+    if (n != 0) std::memcpy(dst_bytes, src_bytes, n * sizeof(T));
+  } else if constexpr (array_operator<Op, T>) {
+    if (how == Combine::left) {
+      op.apply(src, dst, n);
+      return;
+    }
+    // dst op src: the array form puts its left operand first and writes its right one.
+    constexpr std::size_t chunk = sizeof(T) >= 4096 ? 1 : 4096 / sizeof(T);
+    alignas(alignof(T) > 64 ? alignof(T) : 64) std::byte buffer[chunk * sizeof(T)];
+    T* tmp = reinterpret_cast<T*>(buffer);
+    for (std::size_t i = 0; i < n; i += chunk) {
+      const std::size_t k = n - i < chunk ? n - i : chunk;
+      std::memcpy(static_cast<void*>(tmp), src + i, k * sizeof(T));
+      op.apply(dst + i, tmp, k);
+      std::memcpy(static_cast<void*>(dst + i), tmp, k * sizeof(T));
+    }
+  } else if (how == Combine::left) {
     for (std::size_t i = 0; i < n; ++i) dst[i] = op(src[i], dst[i]);
-  else if (how == Combine::right)
+  } else {
     for (std::size_t i = 0; i < n; ++i) dst[i] = op(dst[i], src[i]);
-  else if (n != 0)
-    std::memcpy(dst_bytes, src_bytes, n * sizeof(T));
+  }
 }
 
 template <class T, class Op>
