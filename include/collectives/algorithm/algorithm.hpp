@@ -11,9 +11,13 @@
 //                                                 is cut into (long-message algorithms)
 //   static constexpr bool output_everywhere       needs room for the whole result on every
 //                                                 rank (rooted reductions by reduce-scatter)
+//   static constexpr bool input_may_alias_output  runs correctly with the input and the
+//                                                 output the same memory (it never reads an
+//                                                 input block after writing the output): an
+//                                                 in-place call then needs no copy
 //
 // (AlgorithmBase<C> gives the collective and the defaults: no needs, one piece, output
-// at the root only.)
+// at the root only, input and output apart.)
 // Each collective keeps one list of its algorithms, algorithms<Collective::X>, in
 // algorithm/<collective>.hpp; front ends, selection, the tools, calibration, the tests
 // and the benchmarks all read it. Adding an algorithm is its file plus one line there.
@@ -63,6 +67,7 @@ struct AlgorithmBase {
   static constexpr Needs needs{};
   static constexpr std::size_t pieces(std::size_t) { return 1; }
   static constexpr bool output_everywhere = false;
+  static constexpr bool input_may_alias_output = false;
 };
 
 /// An algorithm type (see the top of this header).
@@ -73,6 +78,7 @@ concept algorithm = std::is_empty_v<A> && std::default_initializable<A> && requi
   { A::needs } -> std::convertible_to<Needs>;
   { A::pieces(p) } -> std::convertible_to<std::size_t>;
   { A::output_everywhere } -> std::convertible_to<bool>;
+  { A::input_may_alias_output } -> std::convertible_to<bool>;
 };
 
 /// An algorithm of collective C.

@@ -14,13 +14,16 @@ namespace collectives {
 
 namespace detail {
 
+/// n_out: the elements of the output (an out-of-place input overlapping it is staged).
 template <bool InPlace, class Alg, class Comm, class T>
-void run_allgather(Comm& comm, const T* in, T* out, std::size_t m, Alg alg)
+void run_allgather(Comm& comm, const T* in, T* out, std::size_t m, std::size_t n_out, Alg alg)
 {
   const Problem problem{.m = comm.words(m * sizeof(T)), .in_place = InPlace};
   const BlockLayout blocks = BlockLayout::uniform(m);
   run_algorithm<Collective::allgather, true, InPlace>(comm, alg, problem, [&](auto a) {
-    execute_call(a, comm, decltype(a)::schedule(comm.topology(), problem), in, blocks, out, blocks, blocks);
+    // In place, the schedules read the rank's block from the output.
+    const T* input = InPlace ? in : input_for(a, comm, in, m, out, n_out);
+    execute_call(a, comm, decltype(a)::schedule(comm.topology(), problem), input, blocks, out, blocks, blocks);
   });
 }
 
@@ -49,9 +52,8 @@ struct allgather_fn {
       detail::throw_invalid_argument("collectives::allgather: the receive range has " +
                                      detail::to_text(std::ranges::size(recv)) + " elements, needs p*m = " +
                                      detail::to_text(p * m));
-    auto* out = std::ranges::data(recv);
-    detail::run_allgather<false>(
-      comm, detail::unaliased_input(comm, std::ranges::data(send), m, out, std::ranges::size(recv)), out, m, alg);
+    detail::run_allgather<false>(comm, std::ranges::data(send), std::ranges::data(recv), m, std::ranges::size(recv),
+                                 alg);
   }
 
   template <communicator Comm, output_buffer Buf, class Alg = Automatic>
@@ -68,7 +70,7 @@ struct allgather_fn {
       detail::throw_invalid_argument("collectives::allgather (in place): the buffer has " + detail::to_text(n) +
                                      " elements, not a multiple of p = " + detail::to_text(p));
     auto* data = std::ranges::data(buf);
-    detail::run_allgather<true>(comm, data, data, n / p, alg);
+    detail::run_allgather<true>(comm, data, data, n / p, n, alg);
   }
 };
 

@@ -15,8 +15,9 @@ namespace collectives {
 
 namespace detail {
 
+/// n_out: the elements of the output (an out-of-place input overlapping it is staged).
 template <bool InPlace, class Alg, class Comm, class T, class Op>
-void run_allreduce(Comm& comm, const T* in, T* out, std::size_t n, Op op, Alg alg)
+void run_allreduce(Comm& comm, const T* in, T* out, std::size_t n, std::size_t n_out, Op op, Alg alg)
 {
   constexpr bool c = is_commutative_v<Op, T>;
   const std::size_t p = comm.size();
@@ -24,7 +25,9 @@ void run_allreduce(Comm& comm, const T* in, T* out, std::size_t n, Op op, Alg al
   run_algorithm<Collective::allreduce, c, InPlace>(comm, alg, problem, [&](auto a) {
     using A = decltype(a);
     const BlockLayout layout = message_layout<A>(n, p);
-    execute_call(a, comm, A::schedule(comm.topology(), problem), in, layout, out, layout, layout, op);
+    // In place, the schedules read the contributions from the output.
+    const T* input = InPlace ? in : input_for(a, comm, in, n, out, n_out);
+    execute_call(a, comm, A::schedule(comm.topology(), problem), input, layout, out, layout, layout, op);
   });
 }
 
@@ -54,9 +57,8 @@ struct allreduce_fn {
     if (std::ranges::size(recv) < n)
       detail::throw_invalid_argument("collectives::allreduce: the receive range has " +
                                      detail::to_text(std::ranges::size(recv)) + " elements, needs " + detail::to_text(n));
-    auto* out = std::ranges::data(recv);
-    detail::run_allreduce<false>(comm, detail::unaliased_input(comm, std::ranges::data(send), n, out, std::ranges::size(recv)),
-                                 out, n, op, alg);
+    detail::run_allreduce<false>(comm, std::ranges::data(send), std::ranges::data(recv), n, std::ranges::size(recv), op,
+                                 alg);
   }
 
   template <communicator Comm, output_buffer Buf, class Op, class Alg = Automatic>
@@ -67,7 +69,7 @@ struct allreduce_fn {
     using T = std::ranges::range_value_t<Buf>;
     detail::check_reduction_operator<Op, T>();
     auto* data = std::ranges::data(buf);
-    detail::run_allreduce<true>(comm, data, data, std::ranges::size(buf), op, alg);
+    detail::run_allreduce<true>(comm, data, data, std::ranges::size(buf), std::ranges::size(buf), op, alg);
   }
 };
 

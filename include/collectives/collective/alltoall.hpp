@@ -60,10 +60,10 @@ struct alltoall_fn {
     const std::size_t m = detail::alltoall_block_size(comm, send, recv, "collectives::alltoall");
     const Problem problem{.m = comm.words(m * sizeof(T))};
     T* out = std::ranges::data(recv);
-    const T* in = detail::unaliased_input(comm, std::ranges::data(send), std::ranges::size(send), out,
-                                          std::ranges::size(recv));
     const BlockLayout blocks = BlockLayout::uniform(m);
     detail::run_algorithm<Collective::alltoall, true, false>(comm, alg, problem, [&](auto a) {
+      const T* in = detail::input_for(a, comm, std::ranges::data(send), std::ranges::size(send), out,
+                                      std::ranges::size(recv));
       detail::execute_call(a, comm, decltype(a)::schedule(comm.topology(), problem), in, blocks, out, blocks, blocks);
     });
   }

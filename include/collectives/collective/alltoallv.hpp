@@ -142,9 +142,9 @@ struct alltoallv_fn {
     const Problem problem{.m = 0};
     const BlockLayout in = BlockLayout::counted(sc, sd), out = BlockLayout::counted(rc, rd);
     T* dst = std::ranges::data(recv);
-    const T* src = detail::unaliased_input(comm, std::ranges::data(send), std::ranges::size(send), dst,
-                                           std::ranges::size(recv));
     detail::run_algorithm<Collective::alltoallv, true, false>(comm, alg, problem, [&](auto a) {
+      const T* src = detail::input_for(a, comm, std::ranges::data(send), std::ranges::size(send), dst,
+                                       std::ranges::size(recv));
       detail::execute_call(a, comm, decltype(a)::schedule(comm.topology(), problem), src, in, dst, out, BlockLayout{});
     });
   }

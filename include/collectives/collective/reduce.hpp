@@ -9,15 +9,15 @@
 #include <collectives/execution/communicator.hpp>
 
 #include <cstddef>
-#include <cstring>
 #include <span>
 
 namespace collectives {
 
 namespace detail {
 
+/// out: the root's result (n_out elements; in place: the same memory as in).
 template <bool InPlace, class Alg, class Comm, class T, class Op>
-void run_reduce(Comm& comm, const T* in, T* out, std::size_t n, Op op, std::size_t root, Alg alg)
+void run_reduce(Comm& comm, const T* in, T* out, std::size_t n, std::size_t n_out, Op op, std::size_t root, Alg alg)
 {
   constexpr bool c = is_commutative_v<Op, T>;
   const std::size_t p = comm.size();
@@ -26,10 +26,15 @@ void run_reduce(Comm& comm, const T* in, T* out, std::size_t n, Op op, std::size
     using A = decltype(a);
     const BlockLayout layout = message_layout<A>(n, p);
     T* target = out;
+    std::size_t n_target = comm.rank() == root ? n_out : 0;
     // Algorithms that leave the result on every rank borrow room for it off the root.
     if constexpr (A::output_everywhere)
-      if (comm.rank() != root) target = reinterpret_cast<T*>(comm.context().result(n * sizeof(T)));
-    execute_call(a, comm, A::schedule(comm.topology(), problem), in, layout, target, layout, layout, op);
+      if (comm.rank() != root) {
+        target = reinterpret_cast<T*>(comm.context().result(n * sizeof(T)));
+        n_target = n;
+      }
+    const T* input = input_for(a, comm, in, n, target, n_target);
+    execute_call(a, comm, A::schedule(comm.topology(), problem), input, layout, target, layout, layout, op);
   });
 }
 
@@ -57,9 +62,8 @@ struct reduce_fn {
     if (comm.rank() == root && std::ranges::size(recv) < n)
       detail::throw_invalid_argument("collectives::reduce: the root's receive range has " +
                                      detail::to_text(std::ranges::size(recv)) + " elements, needs " + detail::to_text(n));
-    auto* out = std::ranges::data(recv);
-    const auto* in = detail::unaliased_input(comm, std::ranges::data(send), n, out, std::ranges::size(recv));
-    detail::run_reduce<false>(comm, in, out, n, op, root, alg);
+    detail::run_reduce<false>(comm, std::ranges::data(send), std::ranges::data(recv), n, std::ranges::size(recv), op,
+                              root, alg);
   }
 
   /// In place (MPI_IN_PLACE at the root): every rank's buf is its contribution and the
@@ -74,11 +78,10 @@ struct reduce_fn {
     detail::check_reduction_operator<Op, T>();
     const std::size_t root = detail::checked_root<typename Comm::topology_type>(comm.size(), root_arg, "collectives::reduce");
     const std::size_t n = std::ranges::size(buf);
+    // Runs on the buffer itself where the algorithm allows it (input_may_alias_output),
+    // else on a copy of the contribution.
     T* data = std::ranges::data(buf);
-    // The schedules read the contribution while the root writes its result.
-    T* contribution = reinterpret_cast<T*>(comm.context().contribution(n * sizeof(T)));
-    if (n != 0) std::memcpy(static_cast<void*>(contribution), data, n * sizeof(T));
-    detail::run_reduce<true>(comm, contribution, data, n, op, root, alg);
+    detail::run_reduce<true>(comm, data, data, n, n, op, root, alg);
   }
 };
 

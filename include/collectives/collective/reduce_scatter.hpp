@@ -10,21 +10,22 @@
 #include <collectives/execution/communicator.hpp>
 
 #include <cstddef>
-#include <cstring>
 #include <span>
 
 namespace collectives {
 
 namespace detail {
 
+/// in: p blocks of m elements; out: n_out elements (in place: the same memory as in).
 template <bool InPlace, class Alg, class Comm, class T, class Op>
-void run_reduce_scatter(Comm& comm, const T* in, T* out, std::size_t m, Op op, Alg alg)
+void run_reduce_scatter(Comm& comm, const T* in, T* out, std::size_t m, std::size_t n_out, Op op, Alg alg)
 {
   constexpr bool c = is_commutative_v<Op, T>;
   const Problem problem{.m = comm.words(m * sizeof(T)), .commutative = c, .in_place = InPlace};
   const BlockLayout blocks = BlockLayout::uniform(m);
   run_algorithm<Collective::reduce_scatter, c, InPlace>(comm, alg, problem, [&](auto a) {
-    execute_call(a, comm, decltype(a)::schedule(comm.topology(), problem), in, blocks, out, blocks, blocks, op);
+    const T* input = input_for(a, comm, in, comm.size() * m, out, n_out);
+    execute_call(a, comm, decltype(a)::schedule(comm.topology(), problem), input, blocks, out, blocks, blocks, op);
   });
 }
 
@@ -71,10 +72,8 @@ struct reduce_scatter_fn {
     if (std::ranges::size(recv) < m)
       detail::throw_invalid_argument("collectives::reduce_scatter: the receive range has " +
                                      detail::to_text(std::ranges::size(recv)) + " elements, needs " + detail::to_text(m));
-    auto* out = std::ranges::data(recv);
-    const auto* in = detail::unaliased_input(comm, std::ranges::data(send), std::ranges::size(send), out,
-                                             std::ranges::size(recv));
-    detail::run_reduce_scatter<false>(comm, in, out, m, op, alg);
+    detail::run_reduce_scatter<false>(comm, std::ranges::data(send), std::ranges::data(recv), m,
+                                      std::ranges::size(recv), op, alg);
   }
 
   template <communicator Comm, output_buffer Buf, class Op, class Alg = Automatic>
@@ -86,11 +85,10 @@ struct reduce_scatter_fn {
     detail::check_reduction_operator<Op, T>();
     const std::size_t n = std::ranges::size(buf);
     const std::size_t m = detail::reduce_scatter_block<Comm, Buf>(comm, n, "collectives::reduce_scatter (in place)");
+    // Runs on the buffer itself where the algorithm allows it (input_may_alias_output),
+    // else on a copy of the contribution.
     T* data = std::ranges::data(buf);
-    // The schedules read every block of the contribution while block r is written.
-    T* contribution = reinterpret_cast<T*>(comm.context().contribution(n * sizeof(T)));
-    if (n != 0) std::memcpy(static_cast<void*>(contribution), data, n * sizeof(T));
-    detail::run_reduce_scatter<true>(comm, contribution, data, m, op, alg);
+    detail::run_reduce_scatter<true>(comm, data, data, m, n, op, alg);
   }
 };
 

@@ -68,6 +68,17 @@ const T* unaliased_input(Comm& comm, const T* in, std::size_t n_in, const T* out
   return copy;
 }
 
+/// The input algorithm A runs with: `in` itself when it starts where the output starts and
+/// A runs correctly so (input_may_alias_output: an in-place call with no copy), else
+/// unaliased_input().
+template <algorithm A, communicator Comm, class T>
+const T* input_for(A, Comm& comm, const T* in, std::size_t n_in, const T* out, std::size_t n_out)
+{
+  if constexpr (A::input_may_alias_output)
+    if (in == out) return in;
+  return unaliased_input(comm, in, n_in, out, n_out);
+}
+
 /// The layout of a collective's message of n elements as algorithm A cuts it for p ranks
 /// (A::pieces(p) pieces, long-message algorithms; one block otherwise).
 template <algorithm A>

@@ -9,7 +9,6 @@
 #include <collectives/execution/communicator.hpp>
 
 #include <cstddef>
-#include <cstring>
 #include <span>
 #include <string>
 
@@ -17,14 +16,16 @@ namespace collectives {
 
 namespace detail {
 
+/// n_out: the elements of the output (in place: the same memory as in).
 template <bool Exclusive, bool InPlace, class Alg, class Comm, class T, class Op>
-void run_scan(Comm& comm, const T* in, T* out, std::size_t n, Op op, Alg alg)
+void run_scan(Comm& comm, const T* in, T* out, std::size_t n, std::size_t n_out, Op op, Alg alg)
 {
   constexpr bool c = is_commutative_v<Op, T>;
   const Problem problem{.m = comm.words(n * sizeof(T)), .commutative = c, .in_place = InPlace, .exclusive = Exclusive};
   const BlockLayout whole = BlockLayout::uniform(n);
   run_algorithm<Collective::scan, c, InPlace>(comm, alg, problem, [&](auto a) {
-    execute_call(a, comm, decltype(a)::schedule(comm.topology(), problem), in, whole, out, whole, whole, op);
+    const T* input = input_for(a, comm, in, n, out, n_out);
+    execute_call(a, comm, decltype(a)::schedule(comm.topology(), problem), input, whole, out, whole, whole, op);
   });
 }
 
@@ -47,9 +48,8 @@ struct scan_fn_base {
     if (std::ranges::size(recv) < n)
       throw_invalid_argument(std::string(call) + ": the receive range has " + to_text(std::ranges::size(recv)) +
                              " elements, needs " + to_text(n));
-    auto* out = std::ranges::data(recv);
-    run_scan<Exclusive, false>(comm, unaliased_input(comm, std::ranges::data(send), n, out, std::ranges::size(recv)),
-                               out, n, op, alg);
+    run_scan<Exclusive, false>(comm, std::ranges::data(send), std::ranges::data(recv), n, std::ranges::size(recv), op,
+                               alg);
   }
 
   /// In place: buf holds the contribution and receives the prefix.
@@ -61,11 +61,10 @@ struct scan_fn_base {
     using T = std::ranges::range_value_t<Buf>;
     check_reduction_operator<Op, T>();
     const std::size_t n = std::ranges::size(buf);
+    // The schedules send the contribution after the prefix has been written, so they run
+    // on a copy of it (input_for).
     T* data = std::ranges::data(buf);
-    // The schedules send the contribution after the prefix has been written.
-    T* contribution = reinterpret_cast<T*>(comm.context().contribution(n * sizeof(T)));
-    if (n != 0) std::memcpy(static_cast<void*>(contribution), data, n * sizeof(T));
-    run_scan<Exclusive, true>(comm, contribution, data, n, op, alg);
+    run_scan<Exclusive, true>(comm, data, data, n, n, op, alg);
   }
 };
 

@@ -52,9 +52,9 @@ struct shift_fn {
                                      detail::to_text(std::ranges::size(recv)) + "; they must be equal");
     const Problem problem{.m = comm.words(m * sizeof(T)), .q = q};
     T* out = std::ranges::data(recv);
-    const T* in = detail::unaliased_input(comm, std::ranges::data(send), m, out, m);
     const BlockLayout block = BlockLayout::uniform(m);
     detail::run_algorithm<Collective::shift, true, false>(comm, alg, problem, [&](auto a) {
+      const T* in = detail::input_for(a, comm, std::ranges::data(send), m, out, m);
       detail::execute_call(a, comm, decltype(a)::schedule(comm.topology(), problem), in, block, out, block, block);
     });
   }

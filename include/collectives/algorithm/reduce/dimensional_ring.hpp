@@ -17,6 +17,8 @@ namespace reduce_algorithm {
 /// then one message to the root). Needs a product of rings.
 struct DimensionalRing : AlgorithmBase<Collective::reduce> {
   static constexpr const char* name = "dimensional_ring";
+  /// The contribution is read in step 0 only.
+  static constexpr bool input_may_alias_output = true;
   static constexpr Needs needs{.product = true};
   template <product_topology T>
   static constexpr auto schedule(const T& t, const Problem& pr)

@@ -72,6 +72,8 @@ namespace reduce_algorithm {
 /// Along the ring, both ways towards the root (the dual of the ring broadcast); any p.
 struct Ring : AlgorithmBase<Collective::reduce> {
   static constexpr const char* name = "ring";
+  /// The contribution is read in step 0 only.
+  static constexpr bool input_may_alias_output = true;
   template <topology T>
   static constexpr auto schedule(const T& t, const Problem& pr)
   {

@@ -81,6 +81,8 @@ namespace reduce_algorithm {
 /// any operator.
 struct RingStaggered : AlgorithmBase<Collective::reduce> {
   static constexpr const char* name = "ring_staggered";
+  /// The contribution is read in step 0 only.
+  static constexpr bool input_may_alias_output = true;
   template <topology T>
   static constexpr auto schedule(const T& t, const Problem& pr)
   {

@@ -72,6 +72,8 @@ template <class Shape>
 struct ReduceTree : AlgorithmBase<Collective::reduce> {
   static constexpr const char* name = Shape::name;
   static constexpr Needs needs = Shape::needs;
+  /// The contribution is read in step 0 only.
+  static constexpr bool input_may_alias_output = true;
   template <topology T>
   static constexpr auto schedule(const T& t, const Problem& pr)
   {

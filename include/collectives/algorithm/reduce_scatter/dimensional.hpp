@@ -78,6 +78,8 @@ namespace reduce_scatter_algorithm {
 /// The seeds' mesh/torus algorithm, one ring per dimension; commutative operators only.
 struct Dimensional : AlgorithmBase<Collective::reduce_scatter> {
   static constexpr const char* name = "dimensional";
+  /// The result (output block 0) is written last, after every read of the input.
+  static constexpr bool input_may_alias_output = true;
   static constexpr Needs needs{.product = true, .commutative = true};
   template <product_topology T>
   static constexpr auto schedule(const T& t, const Problem&) { return ReduceScatterDimensionalSchedule(rings_of(t)); }

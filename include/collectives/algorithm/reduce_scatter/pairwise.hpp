@@ -65,6 +65,8 @@ namespace reduce_scatter_algorithm {
 /// Direct exchange then an in-order fold; any p, any operator.
 struct Pairwise : AlgorithmBase<Collective::reduce_scatter> {
   static constexpr const char* name = "pairwise";
+  /// The result (output block 0) is written last, after every read of the input.
+  static constexpr bool input_may_alias_output = true;
   template <topology T>
   static constexpr auto schedule(const T& t, const Problem& pr)
   {

@@ -66,6 +66,8 @@ namespace reduce_scatter_algorithm {
 /// ALL_TO_ALL_RED_HCUBE, recursive halving; p a power of two; any operator.
 struct RecursiveHalving : AlgorithmBase<Collective::reduce_scatter> {
   static constexpr const char* name = "recursive_halving";
+  /// The result (output block 0) is written last, after every read of the input.
+  static constexpr bool input_may_alias_output = true;
   static constexpr Needs needs{.power_of_two = true};
   template <topology T>
   static constexpr auto schedule(const T& t, const Problem& pr)

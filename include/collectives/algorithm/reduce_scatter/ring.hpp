@@ -49,6 +49,8 @@ namespace reduce_scatter_algorithm {
 /// ALL_TO_ALL_RED_RING; any p; commutative operators only.
 struct Ring : AlgorithmBase<Collective::reduce_scatter> {
   static constexpr const char* name = "ring";
+  /// The result (output block 0) is written last, after every read of the input.
+  static constexpr bool input_may_alias_output = true;
   static constexpr Needs needs{.commutative = true};
   template <topology T>
   static constexpr auto schedule(const T& t, const Problem&) { return ReduceScatterRingSchedule(t.size()); }
