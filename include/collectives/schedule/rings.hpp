@@ -12,11 +12,11 @@
 
 namespace collectives {
 
-/// Up to 64 rings, in routing order (the fastest-varying first), with the member names of
+/// Up to 32 rings (2^32 ranks at the least; kept small because schedules copy it), in routing order (the fastest-varying first), with the member names of
 /// a product topology: dimension i of a Rings is dimension route_dim(i) of the topology
 /// it was taken from.
 struct Rings {
-  static constexpr std::size_t max_dims = 64;
+  static constexpr std::size_t max_dims = 32;
   std::size_t count = 0;
   std::array<std::size_t, max_dims> extents{};
   std::array<std::size_t, max_dims> strides{};
@@ -47,7 +47,7 @@ template <product_topology T>
 constexpr Rings rings_of(const T& t)
 {
   Rings r;
-  detail::require(t.ndims() <= Rings::max_dims, "collectives: a product topology of more than 64 dimensions");
+  detail::require(t.ndims() <= Rings::max_dims, "collectives: the per-dimension algorithms take at most 32 dimensions");
   r.count = t.ndims();
   for (std::size_t k = 0; k < r.count; ++k) {
     const std::size_t dim = t.route_dim(k);

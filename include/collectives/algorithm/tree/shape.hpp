@@ -24,11 +24,12 @@
 
 namespace collectives {
 
-/// Rings of a tree, root outward. At most 64.
+/// Rings of a tree, root outward: at most Rings::max_dims (32; a hypercube of 2^32 ranks),
+/// kept small because every rooted call copies its tree.
 struct TreeShape {
   std::size_t ndims = 0;
-  std::array<std::size_t, 64> extent{};
-  std::array<std::size_t, 64> stride{};
+  std::array<std::size_t, Rings::max_dims> extent{};
+  std::array<std::size_t, Rings::max_dims> stride{};
 
   constexpr std::size_t steps_in(std::size_t k) const { return detail::ceil_log2(extent[k]); }
   constexpr std::size_t num_steps() const
@@ -55,6 +56,7 @@ constexpr TreeShape bits_shape(std::size_t p)
 {
   TreeShape s;
   const std::size_t d = detail::log2_exact(p);
+  detail::require(d <= Rings::max_dims, "collectives: the hypercube trees take at most 2^32 ranks");
   s.ndims = d;
   for (std::size_t k = 0; k < d; ++k) {
     s.extent[k] = 2;
