@@ -101,11 +101,11 @@ TEST_CASE("alltoall: static topologies and their dynamic twins", "[alltoall]")
       check_reference<Particle>(Mesh<>{2, 4}, 3, tag);
     });
   }
-  SECTION("Hypercube<3> and Hypercube<>{3}")
+  SECTION("Hypercube<3> and Hypercube<>::of_dims(3)")
   {
     for_each_algorithm(Hypercube<3>{}, [&](auto tag) {
       check_reference<Particle>(Hypercube<3>{}, 3, tag);
-      check_reference<Particle>(Hypercube<>{3}, 3, tag);
+      check_reference<Particle>(Hypercube<>::of_dims(3), 3, tag);
     });
   }
 }

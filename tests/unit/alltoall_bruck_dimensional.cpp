@@ -150,7 +150,7 @@ TEST_CASE("bruck alltoall: element types, empty and long blocks, other topologie
   CHECK(alltoall_matches_reference<double>(Mesh<3, 4>{}, 5, alltoall_algorithm::bruck));
   CHECK(alltoall_matches_reference<double>(Mesh<>{3, 4}, 5, alltoall_algorithm::bruck));
   CHECK(alltoall_matches_reference<Particle>(Ring<7>{}, 3, alltoall_algorithm::bruck));
-  CHECK(alltoall_matches_reference<double>(Hypercube<>{4}, 2, alltoall_algorithm::bruck));
+  CHECK(alltoall_matches_reference<double>(Hypercube<>::of_dims(4), 2, alltoall_algorithm::bruck));
 }
 
 TEST_CASE("bruck alltoall: recorded messages are the schedule's", "[alltoall][bruck]")
@@ -180,7 +180,7 @@ TEST_CASE("dimensional alltoall: verified on meshes up to 16x16, tori and hyperc
   CHECK(verdict(DimensionalSchedule<Torus<dyn, dyn, dyn, dyn>>(Torus<dyn, dyn, dyn, dyn>{2, 3, 4, 3})) == "ok");
   for (std::size_t d = 2; d <= 8; ++d) {
     INFO("hypercube of dimension " << d);
-    CHECK(verdict(DimensionalSchedule<Hypercube<>>(Hypercube<>{d})) == "ok");
+    CHECK(verdict(DimensionalSchedule<Hypercube<>>(Hypercube<>::of_dims(d))) == "ok");
   }
 }
 
@@ -203,7 +203,7 @@ TEST_CASE("dimensional alltoall: steps and message sizes follow the seed", "[all
   for (std::size_t step = 0; step < s.num_steps(); ++step) total += blocks_sent(s, 5, step);
   CHECK(total == 24 * (1 + 2 + 3) / 2);
   // Hypercube: log p exchanges of p/2 blocks with the neighbour across one dimension.
-  const DimensionalSchedule<Hypercube<>> cube(Hypercube<>{5});
+  const DimensionalSchedule<Hypercube<>> cube(Hypercube<>::of_dims(5));
   REQUIRE(cube.num_steps() == 5);
   for (std::size_t step = 0; step < 5; ++step) {
     CHECK(blocks_sent(cube, 6, step) == 16);
@@ -245,8 +245,8 @@ TEST_CASE("dimensional alltoall: matches the serial reference", "[alltoall][dime
   }
   for (std::size_t d = 2; d <= 6; ++d) {
     INFO("hypercube of dimension " << d);
-    CHECK(alltoall_matches_reference<double>(Hypercube<>{d}, 1, alltoall_algorithm::dimensional));
-    CHECK(alltoall_matches_reference<Particle>(Hypercube<>{d}, 2, alltoall_algorithm::dimensional));
+    CHECK(alltoall_matches_reference<double>(Hypercube<>::of_dims(d), 1, alltoall_algorithm::dimensional));
+    CHECK(alltoall_matches_reference<Particle>(Hypercube<>::of_dims(d), 2, alltoall_algorithm::dimensional));
   }
   // Empty and long blocks.
   CHECK(alltoall_matches_reference<double>(Mesh<>{3, 5}, 0, alltoall_algorithm::dimensional));
@@ -262,19 +262,19 @@ TEST_CASE("dimensional alltoall: recorded messages are the schedule's", "[alltoa
   check_recorded<double>(Mesh<>{3, 4}, 3, alltoall_algorithm::dimensional);
   check_recorded<Particle>(Mesh<>{4, 4}, 2, alltoall_algorithm::dimensional);
   check_recorded<char>(Torus<2, 3, 2>{}, 5, alltoall_algorithm::dimensional);
-  check_recorded<double>(Hypercube<>{4}, 1, alltoall_algorithm::dimensional);
+  check_recorded<double>(Hypercube<>::of_dims(4), 1, alltoall_algorithm::dimensional);
   check_recorded<double>(Mesh<>{2, 5}, 0, alltoall_algorithm::dimensional);
 }
 
 TEST_CASE("dimensional alltoall: rejects topologies of fewer than two dimensions at run time",
           "[alltoall][dimensional]")
 {
-  CHECK_THROWS_AS(alltoall_algorithm::dimensional.schedule(Hypercube<>{1}), std::invalid_argument);
-  CHECK_THROWS_AS(alltoall_algorithm::dimensional.schedule(Hypercube<>{0}), std::invalid_argument);
-  CHECK_THROWS_WITH(alltoall_algorithm::dimensional.schedule(Hypercube<>{1}),
+  CHECK_THROWS_AS(alltoall_algorithm::dimensional.schedule(Hypercube<>::of_dims(1)), std::invalid_argument);
+  CHECK_THROWS_AS(alltoall_algorithm::dimensional.schedule(Hypercube<>::of_dims(0)), std::invalid_argument);
+  CHECK_THROWS_WITH(alltoall_algorithm::dimensional.schedule(Hypercube<>::of_dims(1)),
                     Catch::Contains("two-phase algorithm on a ring"));
-  CHECK_NOTHROW(alltoall_algorithm::dimensional.schedule(Hypercube<>{2}));
+  CHECK_NOTHROW(alltoall_algorithm::dimensional.schedule(Hypercube<>::of_dims(2)));
   // Through the collective: every rank throws before anything is sent.
-  CHECK_THROWS_AS(alltoall_matches_reference<double>(Hypercube<>{1}, 2, alltoall_algorithm::dimensional),
+  CHECK_THROWS_AS(alltoall_matches_reference<double>(Hypercube<>::of_dims(1), 2, alltoall_algorithm::dimensional),
                   std::invalid_argument);
 }

@@ -43,7 +43,7 @@ static_assert(step_ops(ap3, 5, 2).sends[0].peer == 4 && step_ops(ap3, 5, 2).send
               step_ops(ap3, 5, 2).sends[2].peer == 1);
 
 // The size check is a constant expression on dynamic topologies too.
-static_assert(StandardExchangeSchedule<Hypercube<>>(Hypercube<>{3}).num_steps() == 3);
+static_assert(StandardExchangeSchedule<Hypercube<>>(Hypercube<>::of_dims(3)).num_steps() == 3);
 static_assert(AllPortSchedule<Ring<>>(Ring<>{8}).num_steps() == 4);
 
 // ---------------------------------------------------------------------------------------
@@ -137,7 +137,7 @@ void check_reference(const Topo& cube, Alg alg)
 template <class T, class Alg>
 void check_reference_all(Alg alg)
 {
-  for (std::size_t d = 0; d <= 6; ++d) check_reference<T>(Hypercube<>{d}, alg);
+  for (std::size_t d = 0; d <= 6; ++d) check_reference<T>(Hypercube<>::of_dims(d), alg);
   check_reference<T>(Hypercube<3>{}, alg);
 }
 
@@ -177,7 +177,7 @@ TEST_CASE("alltoall_hypercube: the all-port table holds (a)-(c) at run time", "[
 TEST_CASE("alltoall_hypercube: both schedules verify for p = 2^d up to 512", "[alltoall][hypercube]")
 {
   for (std::size_t d = 0; d <= (under_tsan ? 8 : 9); ++d) {
-    const Hypercube<> cube{d};
+    const Hypercube<> cube = Hypercube<>::of_dims(d);
     const auto se = verify(StandardExchangeSchedule<Hypercube<>>(cube));
     const auto ap = verify(AllPortSchedule<Hypercube<>>(cube));
     INFO("d = " << d << ": " << se.what << " / " << ap.what);
@@ -235,9 +235,9 @@ TEST_CASE("alltoall_hypercube: hypercube schedules on rings and meshes of power-
 TEST_CASE("alltoall_hypercube: the messages sent are the schedule's", "[alltoall][hypercube]")
 {
   check_recorded(Hypercube<3>{}, alltoall_algorithm::standard_exchange, 3);
-  check_recorded(Hypercube<>{4}, alltoall_algorithm::standard_exchange, 2);
+  check_recorded(Hypercube<>::of_dims(4), alltoall_algorithm::standard_exchange, 2);
   check_recorded(Hypercube<3>{}, alltoall_algorithm::all_port, 3);
-  check_recorded(Hypercube<>{4}, alltoall_algorithm::all_port, 2);
+  check_recorded(Hypercube<>::of_dims(4), alltoall_algorithm::all_port, 2);
 
   // The counts the seeds give: one message of mp/2 words per step; n messages of m words
   // per round.

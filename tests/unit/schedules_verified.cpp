@@ -378,7 +378,7 @@ TEST_CASE("schedules: the per-dimension schedules verify on meshes, tori and hyp
   check_verified("ReduceScatterDimensionalSchedule(3-D torus)", ReduceScatterDimensionalSchedule(t3));
   check_verified("ReduceTreeSchedule(3-D torus)", ReduceTreeSchedule(24, topology_shape(t3), 13, false));
   for (std::size_t d = 0; d <= 6; ++d) {
-    const Hypercube<> h{d};
+    const Hypercube<> h = Hypercube<>::of_dims(d);
     check_verified("AllgatherDimensionalSchedule(hypercube)", AllgatherDimensionalSchedule(h));
     check_verified("ReduceScatterDimensionalSchedule(hypercube)", ReduceScatterDimensionalSchedule(h));
     check_verified("ScatterTreeSchedule(hypercube)", ScatterTreeSchedule(h.size(), topology_shape(h), h.size() / 3));

@@ -351,7 +351,7 @@ TEST_CASE("verifier: the alltoall schedules on every small ring, mesh and hyperc
   CHECK(verify(RingTwoWaySchedule<Mesh<>>(mesh)).ok);
   for (std::size_t d = 0; d <= 3; ++d) {
     INFO("d = " << d);
-    const Hypercube<> cube{d};
+    const Hypercube<> cube = Hypercube<>::of_dims(d);
     CHECK(verify(PairwiseSchedule<Hypercube<>>(cube)).ok);
     CHECK(verify(PairwiseXorSchedule<Hypercube<>>(cube)).ok);
     CHECK(verify(RingSchedule<Hypercube<>>(cube)).ok);
@@ -422,7 +422,7 @@ TEST_CASE("verifier: ring alltoall schedules at run time", "[verifier][alltoall]
     check_verifies(RingTwoWaySchedule<Ring<>>(Ring<>{p}));
   }
   check_verifies(RingSchedule<Mesh<>>(Mesh<>{4, 5}));
-  check_verifies(RingTwoWaySchedule<Hypercube<>>(Hypercube<>{5}));
+  check_verifies(RingTwoWaySchedule<Hypercube<>>(Hypercube<>::of_dims(5)));
   if (!sanitized) {
     check_verifies(RingSchedule<Ring<>>(Ring<>{256}));
     check_verifies(RingTwoWaySchedule<Ring<>>(Ring<>{257}));
