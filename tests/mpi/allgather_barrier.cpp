@@ -64,7 +64,7 @@ void for_each_allgather_algorithm(std::size_t p, Run&& run)
   run(ring, allgather_algorithm::ring, "a ring");
   run(ring, allgather_algorithm::bruck, "a ring");
   if (const auto d = hypercube_dimension(p)) {
-    const Hypercube<> cube{*d};
+    const Hypercube<> cube = Hypercube<>::of_dims(*d);
     run(cube, default_algorithm, "a hypercube");
     run(cube, allgather_algorithm::recursive_doubling, "a hypercube");
   }
@@ -144,7 +144,7 @@ TEST_CASE("every barrier algorithm waits for the last rank to enter", "[mpi][bar
       run(topo, barrier_algorithm::allreduce, where);
     };
     each_algorithm(Ring<>{p}, "a ring");
-    if (const auto d = hypercube_dimension(p)) each_algorithm(Hypercube<>{*d}, "a hypercube");
+    if (const auto d = hypercube_dimension(p)) each_algorithm(Hypercube<>::of_dims(*d), "a hypercube");
     const auto [rows, cols] = mpi_testing::mesh_shape(p);
     each_algorithm(Mesh<>{rows, cols}, "a mesh");
     CAPTURE(failures.names());

@@ -86,7 +86,7 @@ std::vector<std::string> for_each_algorithm(std::size_t p, Check&& check)
   while ((std::size_t{1} << d) < p) ++d;
 #ifdef COLLECTIVES_TEST_HYPERCUBE
   if (pow2) {
-    const Hypercube<> cube{d};
+    const Hypercube<> cube = Hypercube<>::of_dims(d);
     run(cube, alltoall_algorithm::standard_exchange, "a hypercube");
     run(cube, alltoall_algorithm::all_port, "a hypercube");
     run(cube, alltoall_algorithm::pairwise_xor, "a hypercube");
@@ -96,7 +96,7 @@ std::vector<std::string> for_each_algorithm(std::size_t p, Check&& check)
   const auto [rows, cols] = mesh_shape(p);
   run(Mesh<>{rows, cols}, alltoall_algorithm::dimensional,
       "a " + std::to_string(rows) + "x" + std::to_string(cols) + " mesh");
-  if (pow2 && d >= 2) run(Hypercube<>{d}, alltoall_algorithm::dimensional, "a hypercube");
+  if (pow2 && d >= 2) run(Hypercube<>::of_dims(d), alltoall_algorithm::dimensional, "a hypercube");
   if (p == 8) run(Torus<dynamic_extent, dynamic_extent, dynamic_extent>{2, 2, 2}, alltoall_algorithm::dimensional, "a 2x2x2 torus");
 #endif
   return failed;

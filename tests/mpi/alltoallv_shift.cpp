@@ -191,7 +191,7 @@ void check_shift(std::size_t m)
       const std::size_t pos = embedded_ring_position(me);
       const std::size_t gto = embedded_ring_node(mod(static_cast<std::ptrdiff_t>(pos) + q, p));
       const std::size_t gfrom = embedded_ring_node(mod(static_cast<std::ptrdiff_t>(pos) - q, p));
-      if (!shift_matches<T>(ep, Hypercube<>{d}, m, q, shift_algorithm::hypercube_sf, gto, gfrom))
+      if (!shift_matches<T>(ep, Hypercube<>::of_dims(d), m, q, shift_algorithm::hypercube_sf, gto, gfrom))
         failed.push_back("hypercube_sf" + at);
     }
   }

@@ -207,7 +207,7 @@ void for_each_reduce_algorithm(std::size_t p, Run&& run)
   run(ring, reduce_algorithm::ring, "a ring");
   run(ring, reduce_algorithm::reduce_scatter_gather, "a ring");
   if (const auto d = hypercube_dimension(p)) {
-    const Hypercube<> cube{*d};
+    const Hypercube<> cube = Hypercube<>::of_dims(*d);
     run(cube, default_algorithm, "a hypercube");
     run(cube, reduce_algorithm::hypercube, "a hypercube");
   }
@@ -248,7 +248,7 @@ void for_each_allreduce_algorithm(std::size_t p, Run&& run)
   run(ring, allreduce_algorithm::reduce_broadcast, "a ring");
   if constexpr (Commutative) run(ring, allreduce_algorithm::ring, "a ring");
   if (const auto d = hypercube_dimension(p)) {
-    const Hypercube<> cube{*d};
+    const Hypercube<> cube = Hypercube<>::of_dims(*d);
     run(cube, default_algorithm, "a hypercube");
     run(cube, allreduce_algorithm::recursive_doubling, "a hypercube");
     run(cube, allreduce_algorithm::rabenseifner, "a hypercube");
@@ -292,7 +292,7 @@ void for_each_reduce_scatter_algorithm(std::size_t p, Run&& run)
   run(ring, reduce_scatter_algorithm::pairwise, "a ring");
   if constexpr (Commutative) run(ring, reduce_scatter_algorithm::ring, "a ring");
   if (const auto d = hypercube_dimension(p)) {
-    const Hypercube<> cube{*d};
+    const Hypercube<> cube = Hypercube<>::of_dims(*d);
     run(cube, default_algorithm, "a hypercube");
     run(cube, reduce_scatter_algorithm::recursive_halving, "a hypercube");
   }
@@ -343,7 +343,7 @@ void for_each_scan_algorithm(std::size_t p, Run&& run)
   run(ring, scan_algorithm::ring, "a ring");
   run(ring, scan_algorithm::recursive_doubling, "a ring");
   if (const auto d = hypercube_dimension(p)) {
-    const Hypercube<> cube{*d};
+    const Hypercube<> cube = Hypercube<>::of_dims(*d);
     run(cube, default_algorithm, "a hypercube");
     run(cube, scan_algorithm::hypercube, "a hypercube");
     run(cube, scan_algorithm::recursive_doubling, "a hypercube");

@@ -42,7 +42,7 @@ void for_each_rooted_algorithm(std::size_t p, Run&& run, Extra... extra)
   run(ring, rooted_algorithm::ring, "a ring");
   (run(ring, extra, "a ring"), ...);
   if (const auto d = hypercube_dimension(p)) {
-    const Hypercube<> cube{*d};
+    const Hypercube<> cube = Hypercube<>::of_dims(*d);
     run(cube, default_algorithm, "a hypercube");
     run(cube, rooted_algorithm::hypercube, "a hypercube");
     run(cube, rooted_algorithm::binomial, "a hypercube");

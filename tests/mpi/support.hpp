@@ -102,7 +102,7 @@ void for_each_product_topology(std::size_t p, F&& f)
 {
   const auto [rows, cols] = mesh_shape(p);
   f(Mesh<>{rows, cols}, "a " + std::to_string(rows) + "x" + std::to_string(cols) + " mesh");
-  if (const auto d = hypercube_dimension(p); d && *d >= 2) f(Hypercube<>{*d}, std::string("a hypercube"));
+  if (const auto d = hypercube_dimension(p); d && *d >= 2) f(Hypercube<>::of_dims(*d), std::string("a hypercube"));
   if (p == 8)
     f(Torus<dynamic_extent, dynamic_extent, dynamic_extent>{2, 2, 2}, std::string("a 2x2x2 torus"));
 }

@@ -49,3 +49,15 @@ void for_sweep(std::size_t lo, std::size_t hi, F f)
   TEST_CASE(name ", p = 1..17", tags) { ::collectives::testing::for_sweep(1, 17, __VA_ARGS__); }               \
   TEST_CASE(name ", p = 31..33", tags) { ::collectives::testing::for_sweep(31, 33, __VA_ARGS__); }             \
   TEST_CASE(name ", p = 64", tags) { ::collectives::testing::for_sweep(64, 64, __VA_ARGS__); }
+
+/// COLLECTIVES_SWEEP_TEST_CASES once per type of `list` (a std::tuple of algorithm types,
+/// e.g. algorithm_types_and_default<Collective::alltoall> of support/registry.hpp), each
+/// range a TEMPLATE_LIST_TEST_CASE: the callable sees the algorithm as TestType, and every
+/// algorithm's sweep is its own ctest entries.
+#define COLLECTIVES_ALGORITHM_SWEEP_TEST_CASES(name, tags, list, ...)                                          \
+  TEMPLATE_LIST_TEST_CASE(name ", p = 1..17", tags, list) { ::collectives::testing::for_sweep(1, 17, __VA_ARGS__); } \
+  TEMPLATE_LIST_TEST_CASE(name ", p = 31..33", tags, list)                                                     \
+  {                                                                                                             \
+    ::collectives::testing::for_sweep(31, 33, __VA_ARGS__);                                                     \
+  }                                                                                                             \
+  TEMPLATE_LIST_TEST_CASE(name ", p = 64", tags, list) { ::collectives::testing::for_sweep(64, 64, __VA_ARGS__); }

@@ -108,15 +108,15 @@ TEST_CASE("allgather: meshes, tori and hypercubes; static topologies and their d
   check_all<double>(Mesh<>{1, 5}, 5);
   check_all<double>(Torus{2, 3, 2}, 5);
   check_all<double>(Torus{3, 1, 4}, 5);
-  check_all<double>(Hypercube<>{4}, 5);
-  check_all<double>(Hypercube<>{0}, 5);
+  check_all<double>(Hypercube<>::of_dims(4), 5);
+  check_all<double>(Hypercube<>::of_dims(0), 5);
   // Static topologies and their dynamic twins (with double, shared with the above).
   check_all<Particle>(Ring<5>{}, 3);
   check_all<Particle>(Ring<>{5}, 3);
   check_all<Particle>(Mesh<3, 4>{}, 3);
   check_all<double>(Mesh<>{3, 4}, 3);
   check_all<Particle>(Hypercube<3>{}, 3);
-  check_all<double>(Hypercube<>{3}, 3);
+  check_all<double>(Hypercube<>::of_dims(3), 3);
 }
 
 TEST_CASE("allgather: std::array and std::span buffers on a static ring", "[allgather]")

@@ -6,6 +6,7 @@
 
 #include "../support/harness.hpp"
 #include "../support/recording.hpp"
+#include "../support/registry.hpp"
 #include "../support/sweeps.hpp"
 
 #include <array>
@@ -22,50 +23,48 @@ using Catch::Matchers::Contains;
 namespace {
 
 namespace alg = collectives::alltoall_algorithm;
+constexpr Collective C = Collective::alltoall;
 
-/// Calls f(tag) for every alltoall algorithm this file covers that fits `topo`; the default
-/// (no algorithm named) is alg::automatic. Pairwise XOR on a static size that is not a
-/// power of two is a compile error, so it is skipped at compile time there.
+/// Calls f(tag) for every algorithm of alltoall's list that fits `topo` (read from the
+/// registry: on Ring<> the dimensional algorithm is left out by type, the power-of-two ones
+/// by value), then f(automatic) for the call without an algorithm.
 template <class Topo, class F>
 void for_each_algorithm(const Topo& topo, F f)
 {
-  f(alg::pairwise);
-  constexpr std::size_t P = static_size_v<Topo>;
-  if constexpr (P == dynamic_extent || detail::is_power_of_two(P))
-    if (detail::is_power_of_two(topo.size())) f(alg::pairwise_xor);
-  f(alg::ring);
-  f(alg::ring_two_way);
-  f(alg::automatic);
+  for_each_fitting_and_default<C>(topo, Problem{}, f);
 }
 
 /// The schedule alltoall runs for `tag` on `topo` with blocks of `bytes` (the default:
 /// the one select() names under the communicator's default model).
 template <class Tag, class Topo, class F>
-void with_schedule(Tag, const Topo& topo, std::size_t bytes, F f)
+void with_schedule(Tag tag, const Topo& topo, std::size_t bytes, F f)
 {
-  if constexpr (std::is_same_v<Tag, alg::Default>) {
-    const Problem problem{.m = static_cast<double>(bytes) / 8};
-    const Selection pick = select<Collective::alltoall>(topo, default_cost_model, problem);
-    dispatch<Collective::alltoall, Topo>(default_candidates<Collective::alltoall>(), pick.index,
-                                         [&](auto chosen) { f(decltype(chosen)::schedule(topo)); });
-  } else {
-    f(Tag::schedule(topo));
-  }
+  const Problem problem{.m = static_cast<double>(bytes) / 8};
+  if constexpr (is_default<Tag>)
+    with_selected<C>(topo, default_cost_model, problem, [&](auto chosen) { f(chosen.schedule(topo, problem)); });
+  else
+    f(tag.schedule(topo, problem));
 }
 
-/// alltoall_matches_reference with the algorithm's name in the failure message.
+/// alltoall_matches_reference with the algorithm's name in the failure message; the
+/// default is the call without an algorithm.
 template <class T, class Topo, class Tag>
 void check_reference(const Topo& topo, std::size_t m, Tag tag)
 {
-  INFO("algorithm " << Tag::name << ", p = " << topo.size() << ", m = " << m << ", sizeof(T) = " << sizeof(T));
+  INFO("algorithm " << name_of(tag) << ", p = " << topo.size() << ", m = " << m << ", sizeof(T) = " << sizeof(T));
   CHECK(alltoall_matches_reference<T>(topo, m, tag));
 }
 
 } // namespace
 
-COLLECTIVES_SWEEP_TEST_CASES("alltoall: every algorithm matches the reference, m = 1", "[alltoall]", [](std::size_t p) {
-  for_each_algorithm(Ring<>{p}, [&](auto tag) { check_reference<double>(Ring<>{p}, 1, tag); });
-})
+// Every algorithm of the list (and the default), each its own test cases, on a ring of p
+// (a mesh of p for the dimensional one); a power-of-two algorithm at the p that allow it.
+COLLECTIVES_ALGORITHM_SWEEP_TEST_CASES("alltoall: every algorithm matches the reference, m = 1", "[alltoall]",
+                                       algorithm_types_and_default<Collective::alltoall>, [](std::size_t p) {
+                                         const TestType alg{};
+                                         const auto topo = sweep_topology<TestType>(p);
+                                         if (runs_on(alg, topo)) check_reference<double>(topo, 1, alg);
+                                       })
 
 TEST_CASE("alltoall: empty and odd-sized blocks of char, double and Particle", "[alltoall]")
 {
@@ -85,59 +84,35 @@ TEST_CASE("alltoall: long blocks (m = 4096)", "[alltoall]")
   check_reference<Particle>(Ring<>{3}, 4096, alg::ring_two_way);
 }
 
-TEST_CASE("alltoall: static topologies and their dynamic twins", "[alltoall]")
+TEST_CASE("alltoall: a static topology and its dynamic twin", "[alltoall]")
 {
-  SECTION("Ring<5> and Ring<>{5}")
-  {
-    for_each_algorithm(Ring<5>{}, [&](auto tag) {
-      check_reference<Particle>(Ring<5>{}, 3, tag);
-      check_reference<Particle>(Ring<>{5}, 3, tag);
-    });
-  }
-  SECTION("Mesh<2,4> and Mesh<>{2,4}")
-  {
-    for_each_algorithm(Mesh<2, 4>{}, [&](auto tag) {
-      check_reference<Particle>(Mesh<2, 4>{}, 3, tag);
-      check_reference<Particle>(Mesh<>{2, 4}, 3, tag);
-    });
-  }
-  SECTION("Hypercube<3> and Hypercube<>{3}")
-  {
-    for_each_algorithm(Hypercube<3>{}, [&](auto tag) {
-      check_reference<Particle>(Hypercube<3>{}, 3, tag);
-      check_reference<Particle>(Hypercube<>{3}, 3, tag);
-    });
-  }
+  // Mesh<2, 4>: every algorithm of the list fits (eight ranks, two dimensions), so all of
+  // them and the default are instantiated on a static topology once in this family.
+  std::size_t ran = 0;
+  for_each_algorithm(Mesh<2, 4>{}, [&](auto tag) {
+    ++ran;
+    check_reference<Particle>(Mesh<2, 4>{}, 3, tag);
+    check_reference<Particle>(Mesh<>{2, 4}, 3, tag);
+  });
+  CHECK(ran == std::tuple_size_v<algorithm_types<C>> + 1);
 }
 
-TEST_CASE("alltoall: no algorithm named, static and dynamic sizes", "[alltoall]")
+TEST_CASE("alltoall: no algorithm named, dynamic sizes", "[alltoall]")
 {
-  // The three-argument call; on a static size that is not a power of two it must not
-  // instantiate pairwise XOR (whose static_assert would reject it).
-  auto check = [](const auto& topo) {
-    const std::size_t p = topo.size(), m = 2;
-    const auto got = run_on(topo, [&](auto& comm) {
-      const auto send = alltoall_input<char>(p, m, comm.rank());
-      std::vector<char> recv(p * m, poison<char>());
-      alltoall(comm, send, recv);
-      return recv;
-    });
-    for (std::size_t r = 0; r < p; ++r) CHECK(got[r] == alltoall_reference<char>(p, m, r));
-  };
-  check(Mesh<2, 3>{});
-  check(Ring<5>{});
-  check(Ring<8>{});
-  check(Hypercube<2>{});
-  check(Ring<>{6});
-  check(Mesh<>{4, 4});
+  // The three-argument call on dynamic topologies, p a power of two or not. (Static sizes
+  // that are not a power of two, for every collective: tests/unit/registry.cpp.)
+  for (std::size_t p : {6, 8}) check_reference<char>(Ring<>{p}, 2, automatic);
+  check_reference<char>(Mesh<>{4, 4}, 2, automatic);
+  check_reference<char>(Hypercube<>::of_dims(2), 2, automatic);
 }
 
 TEST_CASE("alltoall: std::array and std::span buffers", "[alltoall]")
 {
-  constexpr std::size_t p = 4, m = 3;
-  SECTION("std::array on a static ring")
+  // On the family's static twin, Mesh<2, 4>: static extents on both sides.
+  constexpr std::size_t p = 8, m = 3;
+  SECTION("std::array on a static mesh")
   {
-    const auto got = run_on(Ring<p>{}, [](auto& comm) {
+    const auto got = run_on(Mesh<2, 4>{}, [](auto& comm) {
       std::array<int, p * m> send{}, recv{};
       for (std::size_t i = 0; i < send.size(); ++i) send[i] = make_value<int>(comm.rank(), i);
       recv.fill(poison<int>());
@@ -148,7 +123,7 @@ TEST_CASE("alltoall: std::array and std::span buffers", "[alltoall]")
   }
   SECTION("static-extent spans, a longer receive range left untouched past p*m")
   {
-    const auto got = run_on(Ring<p>{}, [](auto& comm) {
+    const auto got = run_on(Mesh<2, 4>{}, [](auto& comm) {
       auto send = alltoall_input<double>(p, m, comm.rank());
       std::vector<double> recv(p * m + 5, poison<double>());
       alltoall(comm, std::span<const double, p * m>(send.data(), p * m), std::span<double, p * m + 5>(recv));
@@ -162,7 +137,7 @@ TEST_CASE("alltoall: std::array and std::span buffers", "[alltoall]")
   }
   SECTION("dynamic spans on a dynamic mesh")
   {
-    const auto got = run_on(Mesh<>{2, 2}, [](auto& comm) {
+    const auto got = run_on(Mesh<>{2, 4}, [](auto& comm) {
       auto send = alltoall_input<Particle>(p, m, comm.rank());
       std::vector<Particle> recv(p * m, poison<Particle>());
       alltoall(comm, std::span<const Particle>(send), std::span<Particle>(recv), alg::pairwise_xor);
@@ -179,12 +154,12 @@ TEST_CASE("alltoall: the messages sent are exactly the schedule's", "[alltoall][
   for (std::size_t p : {6, 8}) {
     const Ring<> topo{p};
     for_each_algorithm(topo, [&](auto tag) {
-      INFO("algorithm " << decltype(tag)::name << ", p = " << p);
+      INFO("algorithm " << name_of(tag) << ", p = " << p);
       std::vector<char> correct(p, 0);
       const auto got = record_on(topo, [&](auto& comm) {
         const auto send = alltoall_input<T>(p, m, comm.rank());
         std::vector<T> recv(p * m, poison<T>());
-        alltoall(comm, send, recv, tag);
+        call_with(alltoall, tag, comm, send, recv);
         correct[comm.rank()] = recv == alltoall_reference<T>(p, m, comm.rank()) ? 1 : 0;
       });
       with_schedule(tag, topo, m * sizeof(T), [&](const auto& s) {
@@ -219,7 +194,7 @@ std::vector<Refusal> refusals(const Topo& topo, std::size_t send_size, std::size
     std::vector<double> send(send_size, 1.5);
     std::vector<double> recv(recv_size, poison<double>());
     try {
-      alltoall(comm, send, recv, tag);
+      call_with(alltoall, tag, comm, send, recv);
     } catch (const std::invalid_argument& e) {
       out.threw = true;
       out.message = e.what();
@@ -247,27 +222,35 @@ TEST_CASE("alltoall: bad input throws std::invalid_argument and writes nothing",
   SECTION("send size not a multiple of p")
   {
     for_each_algorithm(Ring<>{4}, [](auto tag) {
-      INFO("algorithm " << decltype(tag)::name);
+      INFO("algorithm " << name_of(tag));
       check_refused(refusals(Ring<>{4}, 10, 12, tag), "not p*m for p = 4");
     });
   }
   SECTION("receive range too small")
   {
     for_each_algorithm(Ring<>{4}, [](auto tag) {
-      INFO("algorithm " << decltype(tag)::name);
+      INFO("algorithm " << name_of(tag));
       check_refused(refusals(Ring<>{4}, 12, 11, tag), "the receive range has 11 elements, needs 12");
     });
   }
   SECTION("a static topology with dynamic buffers is checked at run time")
   {
-    for_each_algorithm(Ring<3>{}, [](auto tag) {
-      INFO("algorithm " << decltype(tag)::name);
-      check_refused(refusals(Ring<3>{}, 4, 6, tag), "not p*m for p = 3");
+    for_each_algorithm(Mesh<2, 4>{}, [](auto tag) {
+      INFO("algorithm " << name_of(tag));
+      check_refused(refusals(Mesh<2, 4>{}, 4, 8, tag), "not p*m for p = 8");
     });
   }
-  SECTION("pairwise_xor on a ring of 6")
+  SECTION("pairwise_xor and standard_exchange on six ranks")
   {
-    check_refused(refusals(Ring<>{6}, 12, 12, alg::pairwise_xor), "power-of-two");
-    check_refused(refusals(Mesh<>{2, 3}, 6, 6, alg::pairwise_xor), "got 6");
+    // The message names the call, the algorithm, the requirement and p (fits() decides,
+    // before anything is sent).
+    check_refused(refusals(Ring<>{6}, 12, 12, alg::pairwise_xor),
+                  "collectives::alltoall(pairwise_xor): needs a power-of-two number of ranks (p = 6)");
+    check_refused(refusals(Mesh<>{2, 3}, 6, 6, alg::standard_exchange), "(standard_exchange)");
+  }
+  SECTION("dimensional on a mesh of one dimension is refused at run time")
+  {
+    check_refused(refusals(Hypercube<>::of_dims(1), 2, 2, alg::dimensional),
+                  "collectives::alltoall(dimensional): needs a topology of at least two dimensions");
   }
 }

@@ -5,8 +5,9 @@
 #include <catch2/catch.hpp>
 
 #include "../support/harness.hpp"
+#include "../support/registry.hpp"
 
-#include <collectives/algorithm/alltoallv.hpp>
+#include <collectives/collective/alltoallv.hpp>
 
 #include <algorithm>
 #include <array>
@@ -23,6 +24,8 @@ using collectives::testing::make_value;
 using collectives::testing::Particle;
 using collectives::testing::failures_on;
 using collectives::testing::poison;
+using collectives::testing::call_with;
+using collectives::testing::for_each_fitting_and_default;
 
 /// Elements rank a sends to rank b: 0..4, about one in five zero; `seed` varies the mix.
 std::size_t count_of(std::size_t a, std::size_t b, std::size_t seed)
@@ -94,15 +97,16 @@ std::vector<T> reference(const Layout& l, std::size_t me)
   return v;
 }
 
-/// One alltoallv of T on this rank; 0 when the receive buffer matches the reference.
-template <class T, class Comm, class... Alg>
-int alltoallv_once(Comm& comm, std::size_t seed, Alg... alg)
+/// One alltoallv of T with `alg` (Automatic: no algorithm named) on this rank; 0 when the
+/// receive buffer matches the reference.
+template <class T, class Comm, class Alg>
+int alltoallv_once(Comm& comm, std::size_t seed, Alg alg)
 {
   const std::size_t p = comm.size(), me = comm.rank();
   const Layout s = send_layout(p, me, seed), r = recv_layout(p, me, seed);
   const auto send = send_buffer<T>(s, me);
   std::vector<T> recv(r.size, poison<T>());
-  alltoallv(comm, send, s.counts, s.displs, recv, r.counts, r.displs, alg...);
+  call_with(alltoallv, alg, comm, send, s.counts, s.displs, recv, r.counts, r.displs);
   return recv == reference<T>(r, me) ? 0 : 1;
 }
 
@@ -119,12 +123,13 @@ TEST_CASE("alltoallv: matches the reference for p = 1..16 and larger, uneven blo
     const int bad = failures_on(Ring<>{p}, [&](auto& comm) {
       int wrong = 0;
       for (std::size_t seed = 0; seed < (p <= 16 ? 3u : 1u); ++seed) {
-        wrong += alltoallv_once<char>(comm, seed);
-        wrong += alltoallv_once<char>(comm, seed, alltoall_algorithm::pairwise);
-        if (detail::is_power_of_two(p)) wrong += alltoallv_once<char>(comm, seed, alltoall_algorithm::pairwise_xor);
+        // Every algorithm of alltoallv's list that fits p, and the default.
+        for_each_fitting_and_default<Collective::alltoallv>(comm.topology(), Problem{}, [&](auto alg) {
+          wrong += alltoallv_once<char>(comm, seed, alg);
+        });
         if (all_types) {
-          wrong += alltoallv_once<double>(comm, seed, alltoall_algorithm::pairwise);
-          wrong += alltoallv_once<Particle>(comm, seed);
+          wrong += alltoallv_once<double>(comm, seed, alltoallv_algorithm::pairwise);
+          wrong += alltoallv_once<Particle>(comm, seed, automatic);
         }
       }
       return wrong;
@@ -155,7 +160,7 @@ TEST_CASE("alltoallv: all-zero blocks, rows and columns", "[alltoallv][threads]"
     // Nothing at all: empty ranges, all counts zero.
     const std::vector<std::size_t> zeros(p, 0);
     std::vector<double> none;
-    alltoallv(comm, none, zeros, zeros, none, zeros, zeros, alltoall_algorithm::pairwise);
+    alltoallv(comm, none, zeros, zeros, none, zeros, zeros, alltoallv_algorithm::pairwise);
     return wrong;
   });
   CHECK(bad == 0);
@@ -182,7 +187,7 @@ TEST_CASE("alltoallv: counts only, blocks packed back to back", "[alltoallv][thr
       alltoallv(comm, send, sc, recv, rc);
       int wrong = recv == want ? 0 : 1;
       recv.assign(want.size(), poison<Particle>());
-      alltoallv(comm, send, sc, recv, rc, alltoall_algorithm::pairwise);
+      alltoallv(comm, send, sc, recv, rc, alltoallv_algorithm::pairwise);
       wrong += recv == want ? 0 : 1;
       return wrong;
     });
@@ -192,12 +197,14 @@ TEST_CASE("alltoallv: counts only, blocks packed back to back", "[alltoallv][thr
 
 TEST_CASE("alltoallv: static topology and std::array counts", "[alltoallv][threads]")
 {
-  const int bad = failures_on(Hypercube<2>{}, [](auto& comm) {
+  // The family's static twin, Mesh<2, 4>: count ranges of static length p.
+  constexpr std::size_t p = 8;
+  const int bad = failures_on(Mesh<2, 4>{}, [](auto& comm) {
     const std::size_t me = comm.rank();
     // Rank a sends a + b + 1 elements to rank b, packed.
-    std::array<std::size_t, 4> sc{}, rc{}, sd{}, rd{};
+    std::array<std::size_t, p> sc{}, rc{}, sd{}, rd{};
     std::size_t ns = 0, nr = 0;
-    for (std::size_t j = 0; j < 4; ++j) {
+    for (std::size_t j = 0; j < p; ++j) {
       sc[j] = me + j + 1;
       rc[j] = j + me + 1;
       sd[j] = ns;
@@ -206,14 +213,14 @@ TEST_CASE("alltoallv: static topology and std::array counts", "[alltoallv][threa
       nr += rc[j];
     }
     std::vector<int> send(ns), recv(nr, -1), want(nr);
-    for (std::size_t j = 0; j < 4; ++j)
+    for (std::size_t j = 0; j < p; ++j)
       for (std::size_t e = 0; e < sc[j]; ++e) send[sd[j] + e] = static_cast<int>(100 * me + 10 * j + e);
-    for (std::size_t a = 0; a < 4; ++a)
+    for (std::size_t a = 0; a < p; ++a)
       for (std::size_t e = 0; e < rc[a]; ++e) want[rd[a] + e] = static_cast<int>(100 * a + 10 * me + e);
-    alltoallv(comm, send, sc, sd, recv, rc, rd, alltoall_algorithm::pairwise_xor);
+    alltoallv(comm, send, sc, sd, recv, rc, rd, alltoallv_algorithm::pairwise_xor);
     int wrong = recv == want ? 0 : 1;
     std::fill(recv.begin(), recv.end(), -1);
-    alltoallv(comm, std::span<const int>(send), std::span<const std::size_t, 4>(sc), std::span<int>(recv),
+    alltoallv(comm, std::span<const int>(send), std::span<const std::size_t, p>(sc), std::span<int>(recv),
               std::span<const std::size_t>(rc));
     wrong += recv == want ? 0 : 1;
     return wrong;
@@ -234,7 +241,7 @@ TEST_CASE("alltoallv: every message carries exactly its block", "[alltoallv][thr
     const Layout s = send_layout(p, me, 5), r = recv_layout(p, me, 5);
     const auto send = send_buffer<double>(s, me);
     std::vector<double> recv(r.size);
-    alltoallv(comm, send, s.counts, s.displs, recv, r.counts, r.displs, alltoall_algorithm::pairwise);
+    alltoallv(comm, send, s.counts, s.displs, recv, r.counts, r.displs, alltoallv_algorithm::pairwise);
     logs[me] = rec.log();
   });
   for (std::size_t me = 0; me < p; ++me) {

@@ -126,7 +126,7 @@ TEST_CASE("closed forms: alltoall", "[cost][closed_form]")
             [p](const CostModel& c, double m) { return cf::alltoall_standard_exchange_ring(c, p, m); });
   }
   for (std::size_t d : cube_dims) {
-    const Hypercube<> cube{d};
+    const Hypercube<> cube = Hypercube<>::of_dims(d);
     const std::size_t p = cube.size();
     check("pairwise_xor/hypercube", PairwiseXorSchedule<Hypercube<>>(cube), cube, Collective::alltoall, pr, 1,
           [p](const CostModel& c, double m) { return cf::alltoall_pairwise_xor_hypercube(c, p, m); });
@@ -183,7 +183,7 @@ TEST_CASE("closed forms: allgather and reduce_scatter", "[cost][closed_form]")
           [p](const CostModel& c, double m) { return cf::reduce_scatter_pairwise_ring(c, p, m); });
   }
   for (std::size_t d : cube_dims) {
-    const Hypercube<> cube{d};
+    const Hypercube<> cube = Hypercube<>::of_dims(d);
     const std::size_t p = cube.size();
     check("allgather recursive_doubling/hypercube", AllgatherRecursiveDoublingSchedule<Hypercube<>>(cube), cube,
           Collective::allgather, pr, 1,
@@ -241,7 +241,7 @@ TEST_CASE("closed forms: allreduce", "[cost][closed_form]")
     }
   }
   for (std::size_t d : cube_dims) {
-    const Hypercube<> cube{d};
+    const Hypercube<> cube = Hypercube<>::of_dims(d);
     const std::size_t p = cube.size();
     check("allreduce doubling/hypercube", allreduce_doubling_schedule(cube, false, false), cube, Collective::allreduce,
           pr, 1, [p](const CostModel& c, double m) { return cf::allreduce_recursive_doubling_fully_connected(c, p, m); });
@@ -286,7 +286,7 @@ TEST_CASE("closed forms: broadcast and reduce", "[cost][closed_form]")
     }
   }
   for (std::size_t d : cube_dims) {
-    const Hypercube<> cube{d};
+    const Hypercube<> cube = Hypercube<>::of_dims(d);
     const std::size_t p = cube.size();
     for (std::size_t root : {std::size_t{0}, p / 2, p - 1}) {
       const Problem pr{0, root};
@@ -368,7 +368,7 @@ TEST_CASE("closed forms: scatter, gather and scan", "[cost][closed_form]")
     }
   }
   for (std::size_t d : cube_dims) {
-    const Hypercube<> cube{d};
+    const Hypercube<> cube = Hypercube<>::of_dims(d);
     const std::size_t p = cube.size();
     for (std::size_t root : {std::size_t{0}, p - 1}) {
       const Problem pr{0, root};
@@ -422,7 +422,7 @@ TEST_CASE("closed forms: shift", "[cost][closed_form]")
     }
   }
   for (std::size_t d : cube_dims) {
-    const Hypercube<> cube{d};
+    const Hypercube<> cube = Hypercube<>::of_dims(d);
     const std::size_t p = cube.size();
     for (std::size_t q = 0; q < p + 2; ++q) {
       const auto s = static_cast<std::ptrdiff_t>(q);
@@ -675,7 +675,7 @@ TEST_CASE("closed forms where the seeds and our schedules differ", "[cost][close
     // Seed 002's hypercube work bound t_w m (2^n - 1)/2 uses n/2 as the mean distance;
     // the exact total word-hops give t_w m p/2, which the all-port schedule meets.
     for (std::size_t d = 1; d <= 5; ++d) {
-      const Hypercube<> cube{d};
+      const Hypercube<> cube = Hypercube<>::of_dims(d);
       const double bound = lower_bound(Collective::alltoall, cube, all, Problem{m});
       CHECK(bound >= cf::seed::hypercube_alltoall_work_bound(all, cube.size(), m));
       CHECK(close(bound, m * static_cast<double>(cube.size()) / 2));

@@ -59,7 +59,7 @@ static_assert(congestion(OneStep(AllgatherRecursiveDoublingSchedule<Ring<8>>(Rin
 TEST_CASE("congestion: hypercube algorithms on the hypercube are congestion-free", "[cost][congestion]")
 {
   for (std::size_t d = 1; d <= 6; ++d) {
-    const Hypercube<> cube{d};
+    const Hypercube<> cube = Hypercube<>::of_dims(d);
     for (const CostModel& model : {one_port, all_port}) {
       CHECK(congestion(PairwiseXorSchedule<Hypercube<>>(cube), cube, model) == 1);
       CHECK(congestion(StandardExchangeSchedule<Hypercube<>>(cube), cube, model) == 1);

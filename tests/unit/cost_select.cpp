@@ -49,7 +49,7 @@ TEST_CASE("select: static and dynamic topologies agree", "[cost][select]")
   for (double m : {1.0, 1e4}) {
     const CostModel model{1e-6, 1e-9, 5e-8};
     const Selection s = select<Collective::alltoall>(Hypercube<3>{}, model, Problem{m});
-    const Selection d = select<Collective::alltoall>(Hypercube<>{3}, model, Problem{m});
+    const Selection d = select<Collective::alltoall>(Hypercube<>::of_dims(3), model, Problem{m});
     CHECK(s.index == d.index);
     CHECK(s.time == d.time);
     const Selection rs = select<Collective::broadcast>(Mesh<4, 4>{}, model, Problem{m, 5});
@@ -76,7 +76,7 @@ TEST_CASE("crossovers: closed forms against estimate()", "[cost][select][crossov
     CHECK(std::abs(a - b) <= 1e-9 * std::max(a, b));
   };
   for (std::size_t d : {2, 3, 5}) {
-    const Hypercube<> cube{d};
+    const Hypercube<> cube = Hypercube<>::of_dims(d);
     const std::size_t p = cube.size();
     // Standard exchange (log p start-ups, (p/2) log p blocks) against pairwise XOR
     // (p - 1 start-ups and blocks): the seeds' short/long-message pair on a hypercube.

@@ -85,7 +85,7 @@ void check_every_collective(const T& topo)
 TEST_CASE("select: the argmin of the candidates' estimates", "[cost][select]")
 {
   for (std::size_t p : {1, 2, 3, 6, 8, 12}) check_every_collective(Ring<>{p});
-  for (std::size_t d : {0, 1, 2, 4}) check_every_collective(Hypercube<>{d});
+  for (std::size_t d : {0, 1, 2, 4}) check_every_collective(Hypercube<>::of_dims(d));
   for (auto [r, c] : {std::pair{2, 3}, {4, 4}}) check_every_collective(Mesh<>{std::size_t(r), std::size_t(c)});
   for (std::size_t p : {5, 8}) check_every_collective(FullyConnected<>{p});
 }

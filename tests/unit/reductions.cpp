@@ -452,8 +452,8 @@ TEST_CASE("reductions: meshes, tori and hypercubes (dimensional algorithms)", "[
   check_all(Torus{1, 3, 4}, int_plus(), 3); // a 3x4 mesh, as a torus
   check_all(Torus{3, 1, 3}, int_plus(), 3);
   check_all(Torus{2, 2, 4}, matrix_product(), 3);
-  check_all(Hypercube<>{4}, matrix_product(), 5);
-  check_all(Hypercube<>{0}, matrix_product(), 5);
+  check_all(Hypercube<>::of_dims(4), matrix_product(), 5);
+  check_all(Hypercube<>::of_dims(0), matrix_product(), 5);
 }
 
 TEST_CASE("reductions: static topologies and their dynamic twins", "[reductions]")
@@ -468,10 +468,10 @@ TEST_CASE("reductions: static topologies and their dynamic twins", "[reductions]
     check_all(Mesh<3, 4>{}, int_plus(), 4);
     check_all(Mesh<>{3, 4}, matrix_product(), 4);
   }
-  SECTION("Hypercube<3> and Hypercube<>{3}")
+  SECTION("Hypercube<3> and Hypercube<>::of_dims(3)")
   {
     check_all(Hypercube<3>{}, int_plus(), 4);
-    check_all(Hypercube<>{3}, matrix_product(), 4);
+    check_all(Hypercube<>::of_dims(3), matrix_product(), 4);
   }
   SECTION("static roots")
   {

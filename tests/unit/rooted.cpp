@@ -151,8 +151,8 @@ TEST_CASE("rooted: dimensional trees on meshes, tori and hypercubes", "[rooted]"
   check_all<double>(Mesh<>{1, 5}, 7);
   check_all<double>(Torus{2, 3, 2}, 7);
   check_all<double>(Torus{3, 1, 3}, 5);
-  check_all<double>(Hypercube<>{4}, 7);
-  check_all<double>(Hypercube<>{0}, 7);
+  check_all<double>(Hypercube<>::of_dims(4), 7);
+  check_all<double>(Hypercube<>::of_dims(0), 7);
   // Every root of a mesh: the phases run relative to the root's row and column.
   report(run_on(Mesh<>{3, 4}, [](auto& comm) {
     Failures bad;
@@ -201,7 +201,7 @@ TEST_CASE("rooted: static topologies, their dynamic twins and static roots", "[r
 {
   SECTION("Ring<5> and Ring<>{5}") { check_twins<Ring<5>, 2>(Ring<>{5}); }
   SECTION("Mesh<3,4> and Mesh<>{3,4}") { check_twins<Mesh<3, 4>, 6>(Mesh<>{3, 4}); }
-  SECTION("Hypercube<3> and Hypercube<>{3}") { check_twins<Hypercube<3>, 5>(Hypercube<>{3}); }
+  SECTION("Hypercube<3> and Hypercube<>::of_dims(3)") { check_twins<Hypercube<3>, 5>(Hypercube<>::of_dims(3)); }
   SECTION("Ring<1>: the root is the only rank") { check_twins<Ring<1>, 0>(Ring<>{1}); }
 }
 

@@ -143,9 +143,9 @@ TEST_CASE("shift: the verifier rejects a spec the schedule does not implement", 
     using ShiftHypercubeSfSchedule<Hypercube<>>::ShiftHypercubeSfSchedule;
     ShiftOp operation() const { return {size(), shift()}; }
   };
-  CHECK_FALSE(verify(AsRankShift(Hypercube<>{3}, 1)).ok);
-  CHECK(verify(AsRankShift(Hypercube<>{1}, 1)).ok);
-  CHECK(verify(AsRankShift(Hypercube<>{3}, 8)).ok); // q = 0 mod p
+  CHECK_FALSE(verify(AsRankShift(Hypercube<>::of_dims(3), 1)).ok);
+  CHECK(verify(AsRankShift(Hypercube<>::of_dims(1), 1)).ok);
+  CHECK(verify(AsRankShift(Hypercube<>::of_dims(3), 8)).ok); // q = 0 mod p
 }
 
 TEST_CASE("shift: every algorithm verifies at run time on large topologies", "[shift][verify]")
@@ -171,7 +171,7 @@ TEST_CASE("shift: every algorithm verifies at run time on large topologies", "[s
   for (const auto q : {std::numeric_limits<std::ptrdiff_t>::min(), std::numeric_limits<std::ptrdiff_t>::max()}) {
     CHECK(verify(ShiftRingSchedule<collectives::Ring<>>(collectives::Ring<>{12}, q)).ok);
     CHECK(verify(ShiftMeshSchedule<collectives::Mesh<>>(collectives::Mesh<>{3, 4}, q)).ok);
-    CHECK(verify(ShiftHypercubeSfSchedule<Hypercube<>>(Hypercube<>{4}, q)).ok);
+    CHECK(verify(ShiftHypercubeSfSchedule<Hypercube<>>(Hypercube<>::of_dims(4), q)).ok);
     CHECK(verify(ShiftDirectSchedule<collectives::Ring<>>(collectives::Ring<>{12}, q)).ok);
   }
 }
@@ -255,7 +255,7 @@ TEST_CASE("shift: mesh stages follow the seed (row, compensation, column)", "[sh
 TEST_CASE("shift: hypercube_sf is congestion-free single hops, at most 2 log p - 1 steps", "[shift]")
 {
   for (std::size_t d = 0; d <= 7; ++d) {
-    const Hypercube<> cube{d};
+    const Hypercube<> cube = Hypercube<>::of_dims(d);
     const std::size_t p = cube.size();
     for (std::size_t q = 0; q < p; ++q) {
       const ShiftHypercubeSfSchedule<Hypercube<>> s(cube, static_cast<std::ptrdiff_t>(q));
@@ -329,8 +329,8 @@ TEST_CASE("shift: hypercube_sf matches the Gray-code reference for p = 1..64", "
 {
   for (std::size_t d = 0; d <= 6; ++d) {
     CAPTURE(d);
-    CHECK(sweep(Hypercube<>{d}, shift_algorithm::hypercube_sf, d <= 4) == 0);
-    CHECK(sweep(Hypercube<>{d}, shift_algorithm::direct, d <= 3) == 0);
+    CHECK(sweep(Hypercube<>::of_dims(d), shift_algorithm::hypercube_sf, d <= 4) == 0);
+    CHECK(sweep(Hypercube<>::of_dims(d), shift_algorithm::direct, d <= 3) == 0);
   }
   // On a power-of-two ring too: the algorithm needs p = 2^d, not the hypercube type.
   CHECK(sweep(collectives::Ring<>{16}, shift_algorithm::hypercube_sf, false) == 0);
@@ -342,7 +342,7 @@ TEST_CASE("shift: long messages", "[shift][threads]")
   CHECK(sweep(collectives::Ring<>{5}, shift_algorithm::ring, true, big) == 0);
   CHECK(sweep(collectives::Ring<>{5}, shift_algorithm::direct, true, big) == 0);
   CHECK(sweep(collectives::Mesh<>{2, 3}, shift_algorithm::mesh, true, big) == 0);
-  CHECK(sweep(Hypercube<>{3}, shift_algorithm::hypercube_sf, true, big) == 0);
+  CHECK(sweep(Hypercube<>::of_dims(3), shift_algorithm::hypercube_sf, true, big) == 0);
 }
 
 TEST_CASE("shift: static and dynamic topologies give the same results", "[shift][threads]")
@@ -355,7 +355,7 @@ TEST_CASE("shift: static and dynamic topologies give the same results", "[shift]
   CHECK(sweep(collectives::Mesh<>{3, 4}, shift_algorithm::mesh, true) == 0);
   CHECK(sweep(collectives::Mesh<3, collectives::dynamic_extent>{4}, shift_algorithm::mesh, true) == 0);
   CHECK(sweep(Hypercube<3>{}, shift_algorithm::hypercube_sf, true) == 0);
-  CHECK(sweep(Hypercube<>{3}, shift_algorithm::hypercube_sf, true) == 0);
+  CHECK(sweep(Hypercube<>::of_dims(3), shift_algorithm::hypercube_sf, true) == 0);
 }
 
 TEST_CASE("shift: the default takes any buffer type", "[shift][threads]")

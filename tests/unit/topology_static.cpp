@@ -443,8 +443,8 @@ static_assert(mesh_half.extent(1) == 4 && mesh_half.size() == 16);
 constexpr Mesh<4, 4> mesh_full{Mesh<>{4, 4}};
 static_assert(mesh_full == mesh44);
 constexpr Hypercube<> cube3_dynamic = Hypercube<3>{};
-static_assert(cube3_dynamic.size() == 8 && cube3_dynamic == Hypercube<>{3});
-constexpr Hypercube<3> cube3_back{Hypercube<>{3}};
+static_assert(cube3_dynamic.size() == 8 && cube3_dynamic == Hypercube<>::of_dims(3));
+constexpr Hypercube<3> cube3_back{Hypercube<>::of_dims(3)};
 static_assert(cube3_back.size() == 8);
 static_assert(Hypercube<>::of_size(64).ndims() == 6);
 
@@ -455,7 +455,7 @@ static_assert(Torus<dyn, 3, dyn>{2, 4}.size() == 24 && Torus<dyn, 3, dyn>{2, 4}.
 static_assert(Torus<dyn, 3, dyn>{2, 3, 4}.extent(0) == 2);
 static_assert(routes_are_shortest(Torus<dyn, dyn, dyn>{2, 3, 4}, 7));
 static_assert(route_nodes<Torus<dyn, dyn, dyn>, 3>(Torus<dyn, dyn, dyn>{2, 3, 4}, 0, 23) == arr<3, 11, 23>);
-static_assert(Hypercube<>{5}.num_links() == 5 * 32 && Hypercube<>{5}.bisection_width() == 16);
+static_assert(Hypercube<>::of_dims(5).num_links() == 5 * 32 && Hypercube<>::of_dims(5).bisection_width() == 16);
 
 // Class template argument deduction from integers gives the fully dynamic torus.
 static_assert(std::is_same_v<decltype(Torus{2, 3, 4}), Torus<dyn, dyn, dyn>>);
@@ -481,7 +481,7 @@ TEST_CASE("topology static tier: static facts equal the run-time facts of the dy
   CHECK(m.route(0, 7).size() == mesh35.route(0, 7).size());
   CHECK(m.bisection_width() == mesh35.bisection_width());
 
-  const Hypercube<> h{3};
+  const Hypercube<> h = Hypercube<>::of_dims(3);
   CHECK(h.num_links() == cube3.num_links());
   CHECK(h.coords(5)[0] == 1);
   CHECK(h.coords(5)[1] == 0);
@@ -496,6 +496,6 @@ TEST_CASE("topology static tier: conversions keep the topology", "[topology][sta
   CHECK(back.size() == 8);
   const Mesh<4, dyn> half{Mesh<>{4, 6}};
   CHECK(half.extent(1) == 6);
-  const Hypercube<4> cube{Hypercube<>{4}};
+  const Hypercube<4> cube{Hypercube<>::of_dims(4)};
   CHECK(cube.size() == 16);
 }
