@@ -187,13 +187,7 @@ struct BroadcastCase {
   template <class Comm, class... Alg>
   void lib(Comm& c, Alg... a) { collectives::broadcast(c, buf, root, a...); }
   std::span<const std::byte> result() const { return buf; }
-  static constexpr auto algorithms()
-  {
-    namespace alg = collectives::broadcast_algorithm;
-    return std::tuple{entry<Kind::ring>(alg::binomial), entry<Kind::hypercube>(alg::hypercube),
-                      entry<Kind::mesh>(alg::dimensional), entry<Kind::ring>(alg::ring),
-                      entry<Kind::ring>(alg::scatter_allgather)};
-  }
+  static constexpr Collective collective = Collective::broadcast;
 };
 
 struct ReduceCase {
@@ -210,13 +204,7 @@ struct ReduceCase {
   template <class Comm, class... Alg>
   void lib(Comm& c, Alg... a) { collectives::reduce(c, send, recv, std::plus<>{}, root, a...); }
   std::span<const std::byte> result() const { return r == root ? bytes_of(recv) : std::span<const std::byte>{}; }
-  static constexpr auto algorithms()
-  {
-    namespace alg = collectives::reduce_algorithm;
-    return std::tuple{entry<Kind::ring>(alg::binomial), entry<Kind::hypercube>(alg::hypercube),
-                      entry<Kind::mesh>(alg::dimensional), entry<Kind::ring>(alg::ring),
-                      entry<Kind::ring>(alg::reduce_scatter_gather)};
-  }
+  static constexpr Collective collective = Collective::reduce;
 };
 
 struct AllgatherCase {
@@ -232,12 +220,7 @@ struct AllgatherCase {
   template <class Comm, class... Alg>
   void lib(Comm& c, Alg... a) { collectives::allgather(c, send, recv, a...); }
   std::span<const std::byte> result() const { return recv; }
-  static constexpr auto algorithms()
-  {
-    namespace alg = collectives::allgather_algorithm;
-    return std::tuple{entry<Kind::ring>(alg::ring), entry<Kind::hypercube>(alg::recursive_doubling),
-                      entry<Kind::ring>(alg::bruck), entry<Kind::mesh>(alg::dimensional)};
-  }
+  static constexpr Collective collective = Collective::allgather;
 };
 
 /// m: the block each rank keeps (MPI_Reduce_scatter_block's recvcount).
@@ -256,12 +239,7 @@ struct ReduceScatterCase {
   template <class Comm, class... Alg>
   void lib(Comm& c, Alg... a) { collectives::reduce_scatter(c, send, recv, std::plus<>{}, a...); }
   std::span<const std::byte> result() const { return bytes_of(recv); }
-  static constexpr auto algorithms()
-  {
-    namespace alg = collectives::reduce_scatter_algorithm;
-    return std::tuple{entry<Kind::hypercube>(alg::recursive_halving), entry<Kind::ring>(alg::ring),
-                      entry<Kind::ring>(alg::pairwise), entry<Kind::mesh>(alg::dimensional)};
-  }
+  static constexpr Collective collective = Collective::reduce_scatter;
 };
 
 struct AllreduceCase {
@@ -273,12 +251,7 @@ struct AllreduceCase {
   template <class Comm, class... Alg>
   void lib(Comm& c, Alg... a) { collectives::allreduce(c, send, recv, std::plus<>{}, a...); }
   std::span<const std::byte> result() const { return bytes_of(recv); }
-  static constexpr auto algorithms()
-  {
-    namespace alg = collectives::allreduce_algorithm;
-    return std::tuple{entry<Kind::ring>(alg::recursive_doubling), entry<Kind::ring>(alg::rabenseifner),
-                      entry<Kind::ring>(alg::ring), entry<Kind::ring>(alg::reduce_broadcast)};
-  }
+  static constexpr Collective collective = Collective::allreduce;
 };
 
 struct ScanCase {
@@ -290,20 +263,8 @@ struct ScanCase {
   template <class Comm, class... Alg>
   void lib(Comm& c, Alg... a) { collectives::scan(c, send, recv, std::plus<>{}, a...); }
   std::span<const std::byte> result() const { return bytes_of(recv); }
-  static constexpr auto algorithms()
-  {
-    namespace alg = collectives::scan_algorithm;
-    return std::tuple{entry<Kind::hypercube>(alg::hypercube), entry<Kind::ring>(alg::ring),
-                      entry<Kind::ring>(alg::recursive_doubling)};
-  }
+  static constexpr Collective collective = Collective::scan;
 };
-
-/// Scatter's or gather's algorithms (the same names in scatter_algorithm and gather_algorithm).
-constexpr auto personalized_algorithms(auto binomial, auto hypercube, auto ring, auto dimensional)
-{
-  return std::tuple{entry<Kind::ring>(binomial), entry<Kind::hypercube>(hypercube), entry<Kind::ring>(ring),
-                    entry<Kind::mesh>(dimensional)};
-}
 
 struct ScatterCase {
   static constexpr bool sized = true;
@@ -321,8 +282,7 @@ struct ScatterCase {
   template <class Comm, class... Alg>
   void lib(Comm& c, Alg... a) { collectives::scatter(c, send, recv, root, a...); }
   std::span<const std::byte> result() const { return recv; }
-  static constexpr auto algorithms() { return personalized_algorithms(collectives::scatter_algorithm::binomial, collectives::scatter_algorithm::hypercube,
-                                   collectives::scatter_algorithm::ring, collectives::scatter_algorithm::dimensional); }
+  static constexpr Collective collective = Collective::scatter;
 };
 
 struct GatherCase {
@@ -341,8 +301,7 @@ struct GatherCase {
   template <class Comm, class... Alg>
   void lib(Comm& c, Alg... a) { collectives::gather(c, send, recv, root, a...); }
   std::span<const std::byte> result() const { return recv; }
-  static constexpr auto algorithms() { return personalized_algorithms(collectives::gather_algorithm::binomial, collectives::gather_algorithm::hypercube,
-                                   collectives::gather_algorithm::ring, collectives::gather_algorithm::dimensional); }
+  static constexpr Collective collective = Collective::gather;
 };
 
 /// One variant of a cell: a call on the case's buffers (empty for the threads column).
@@ -369,14 +328,7 @@ struct AlltoallCase {
   template <class Comm, class... Alg>
   void lib(Comm& c, Alg... a) { collectives::alltoall(c, send, recv, a...); }
   std::span<const std::byte> result() const { return recv; }
-  static constexpr auto algorithms()
-  {
-    namespace alg = collectives::alltoall_algorithm;
-    return std::tuple{entry<Kind::ring>(alg::pairwise),          entry<Kind::hypercube>(alg::pairwise_xor),
-                      entry<Kind::ring>(alg::ring),              entry<Kind::ring>(alg::ring_two_way),
-                      entry<Kind::ring>(alg::bruck),             entry<Kind::hypercube>(alg::standard_exchange),
-                      entry<Kind::hypercube>(alg::all_port),     entry<Kind::mesh>(alg::dimensional)};
-  }
+  static constexpr Collective collective = Collective::alltoall;
 
   /// The pairwise algorithm written by hand: own block by memcpy, then p - 1 MPI_Sendrecv
   /// steps to rank + k, from rank - k (the same partners and order as PairwiseSchedule).
@@ -453,11 +405,7 @@ struct AlltoallvCase {
   template <class Comm, class... Alg>
   void lib(Comm& c, Alg... a) { collectives::alltoallv(c, send, sc, sd, recv, rc, rd, a...); }
   std::span<const std::byte> result() const { return recv; }
-  static constexpr auto algorithms()
-  {
-    namespace alg = collectives::alltoallv_algorithm;
-    return std::tuple{entry<Kind::ring>(alg::pairwise), entry<Kind::hypercube>(alg::pairwise_xor)};
-  }
+  static constexpr Collective collective = Collective::alltoallv;
 };
 
 /// barrier: no size and no result to compare (the check is that every variant returns).
@@ -469,11 +417,7 @@ struct BarrierCase {
   template <class Comm, class... Alg>
   void lib(Comm& c, Alg... a) { collectives::barrier(c, a...); }
   std::span<const std::byte> result() const { return {}; }
-  static constexpr auto algorithms()
-  {
-    namespace alg = collectives::barrier_algorithm;
-    return std::tuple{entry<Kind::ring>(alg::dissemination), entry<Kind::ring>(alg::allreduce)};
-  }
+  static constexpr Collective collective = Collective::barrier;
 };
 
 // ---------------------------------------------------------------------------------------
@@ -689,8 +633,8 @@ std::string bytes_text(std::size_t b)
   return std::to_string(b) + " B";
 }
 
-/// The library's variants of Case: default on a ring, then each algorithm on the first of
-/// its topologies that fits p.
+/// The library's variants of Case: default on a ring, then each algorithm of the registry's
+/// list on the topology its needs call for (harness.hpp, on_topology).
 template <class Case>
 void add_library(Run& run, Case& c, std::vector<Variant>& vs)
 {
@@ -700,7 +644,8 @@ void add_library(Run& run, Case& c, std::vector<Variant>& vs)
   std::apply(
     [&](const auto&... e) {
       auto add = [&](const auto& en) {
-        on_first_topology(en, run.p, [&](const auto& topo) {
+        if constexpr (!std::same_as<std::remove_cvref_t<decltype(en.tag)>, Automatic>) // the default is added above
+        on_topology(en, run.p, [&](const auto& topo) {
           using Topo = std::remove_cvref_t<decltype(topo)>;
           auto comm = std::make_shared<Communicator<mpi::Endpoint, Topo>>(ep, topo);
           vs.push_back({en.tag.name, [&c, comm, tag = en.tag] { c.lib(*comm, tag); }});
@@ -709,7 +654,7 @@ void add_library(Run& run, Case& c, std::vector<Variant>& vs)
       };
       (add(e), ...);
     },
-    Case::algorithms());
+    entries_of<Case::collective>());
 }
 
 void print_collective(const Run& run, const std::string& name, const std::vector<Line>& lines);

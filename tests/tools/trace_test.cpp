@@ -138,6 +138,14 @@ std::string traced_run(const Topo& topo, Body body)
 template <class E>
 concept says_combines_on_receive = requires { E::combines_on_receive; };
 
+/// An endpoint with none of the optional members: the wrapper must not invent them.
+struct PlainEndpoint {
+  threads::Endpoint* inner;
+  std::size_t rank() const { return inner->rank(); }
+  std::size_t size() const { return inner->size(); }
+  void exchange(std::span<const SendRequest> s, std::span<const RecvRequest> r) { inner->exchange(s, r); }
+};
+
 /// An endpoint with the executor's optional hooks, counting what reaches it.
 struct HookedEndpoint {
   static constexpr bool combines_on_receive = true;
@@ -172,7 +180,7 @@ TEST_CASE("trace: an alltoall's events are the schedule's messages", "[tools][tr
 TEST_CASE("trace: a hypercube allgather and a ring reduce-scatter", "[tools][trace]")
 {
   {
-    const Hypercube<>topo{3};
+    const auto topo = Hypercube<>::of_dims(3);
     const std::string text = traced_run(topo, [&](auto& comm) {
       std::vector<int> send(2, 1), recv(16);
       allgather(comm, send, recv, allgather_algorithm::recursive_doubling);
@@ -194,7 +202,8 @@ TEST_CASE("trace: a hypercube allgather and a ring reduce-scatter", "[tools][tra
 TEST_CASE("trace: the executor's hooks are recorded and forwarded", "[tools][trace]")
 {
   static_assert(TracingEndpoint<HookedEndpoint>::combines_on_receive);
-  static_assert(!says_combines_on_receive<TracingEndpoint<threads::Endpoint>>);
+  static_assert(TracingEndpoint<threads::Endpoint>::combines_on_receive == threads::Endpoint::combines_on_receive);
+  static_assert(!says_combines_on_receive<TracingEndpoint<PlainEndpoint>>);
   static_assert(endpoint<TracingEndpoint<HookedEndpoint>>);
   Trace trace(2, "hooks");
   int phases[2] = {0, 0}, described[2] = {0, 0};
