@@ -81,39 +81,41 @@ std::pair<std::size_t, std::size_t> count_work(const S& s, const T& t)
   return {c.messages, c.hops};
 }
 
-template <Collective C, class Tag, class T>
+template <class Tag, class T>
 void run(const Options& opt, Tag tag, const T& topo, double m)
 {
-  using A = algorithm_cost<C, Tag>;
+  constexpr Collective C = Tag::collective;
   const std::string label = std::string(collective_name(C)) + "/" + Tag::name + " " + topo_name(topo);
   if (topo.size() > opt.max_p) return;
   if (!opt.filter.empty() && label.find(opt.filter) == std::string::npos) return;
-  (void)tag;
-  const Problem problem{m};
-  if (!fits<C, Tag>(topo, problem)) return;
-  const auto s = A::schedule(topo, problem);
-  const double b = A::block_words(problem.m, topo.size());
-  const auto [messages, hops] = count_work(s, topo);
-  for (const auto& nm : models) {
-    double best = 1e300, best_wall = 1e300;
-    double total = 0;
-    CostReport report;
-    for (int runs = 0; runs < 3 || total < opt.min_time; ++runs) {
-      const std::clock_t cpu_start = std::clock();
-      const auto start = Clock::now();
-      report = estimate(s, topo, nm.model, b);
-      const double wall = std::chrono::duration<double>(Clock::now() - start).count();
-      const double cpu = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
-      best = std::min(best, cpu);
-      best_wall = std::min(best_wall, wall);
-      total += wall;
+  // Only the algorithms the topology's type allows are instantiated (e.g. no 2-D one on a ring).
+  if constexpr (fits_topology_type<Tag, T>) {
+    const Problem problem{m};
+    if (!fits(tag, topo, problem)) return;
+    const auto s = Tag::schedule(topo, problem);
+    const double b = problem.m / static_cast<double>(Tag::pieces(topo.size()));
+    const auto [messages, hops] = count_work(s, topo);
+    for (const auto& nm : models) {
+      double best = 1e300, best_wall = 1e300;
+      double total = 0;
+      CostReport report;
+      for (int runs = 0; runs < 3 || total < opt.min_time; ++runs) {
+        const std::clock_t cpu_start = std::clock();
+        const auto start = Clock::now();
+        report = estimate(s, topo, nm.model, b);
+        const double wall = std::chrono::duration<double>(Clock::now() - start).count();
+        const double cpu = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
+        best = std::min(best, cpu);
+        best_wall = std::min(best_wall, wall);
+        total += wall;
+      }
+      std::printf("| %-15s | %-19s | %-15s | %5zu | %-11s | %9zu | %10zu | %4zu | %-23.17g | %8.4f | %8.4f | %7.2f | %6.2f |\n",
+                  std::string(collective_name(C)).c_str(), Tag::name, topo_name(topo).c_str(), topo.size(), nm.name,
+                  messages, hops, report.congestion, report.time, best, best_wall,
+                  best * 1e9 / static_cast<double>(std::max<std::size_t>(messages, 1)),
+                  best * 1e9 / static_cast<double>(std::max<std::size_t>(hops, 1)));
+      std::fflush(stdout);
     }
-    std::printf("| %-15s | %-19s | %-15s | %5zu | %-11s | %9zu | %10zu | %4zu | %-23.17g | %8.4f | %8.4f | %7.2f | %6.2f |\n",
-                std::string(collective_name(C)).c_str(), Tag::name, topo_name(topo).c_str(), topo.size(), nm.name,
-                messages, hops, report.congestion, report.time, best, best_wall,
-                best * 1e9 / static_cast<double>(std::max<std::size_t>(messages, 1)),
-                best * 1e9 / static_cast<double>(std::max<std::size_t>(hops, 1)));
-    std::fflush(stdout);
   }
 }
 
@@ -123,16 +125,16 @@ void run_all(const Options& opt, const T& topo, bool long_routes_ok)
   const double m = 1024;
   // Personalized all-to-all: p^2 messages, the heaviest estimates.
   if (long_routes_ok) {
-    run<Collective::alltoall>(opt, alltoall_algorithm::pairwise_xor, topo, m);
-    run<Collective::alltoall>(opt, alltoall_algorithm::pairwise, topo, m);
+    run(opt, alltoall_algorithm::pairwise_xor, topo, m);
+    run(opt, alltoall_algorithm::pairwise, topo, m);
   }
-  run<Collective::alltoall>(opt, alltoall_algorithm::standard_exchange, topo, m);
-  run<Collective::alltoall>(opt, alltoall_algorithm::bruck, topo, m);
-  run<Collective::allgather>(opt, allgather_algorithm::ring, topo, m);
-  run<Collective::allgather>(opt, allgather_algorithm::recursive_doubling, topo, m);
-  run<Collective::broadcast>(opt, rooted_algorithm::binomial, topo, m);
-  run<Collective::allreduce>(opt, allreduce_algorithm::rabenseifner, topo, m * 64);
-  run<Collective::reduce_scatter>(opt, reduce_scatter_algorithm::recursive_halving, topo, m);
+  run(opt, alltoall_algorithm::standard_exchange, topo, m);
+  run(opt, alltoall_algorithm::bruck, topo, m);
+  run(opt, allgather_algorithm::ring, topo, m);
+  run(opt, allgather_algorithm::recursive_doubling, topo, m);
+  run(opt, broadcast_algorithm::binomial, topo, m);
+  run(opt, allreduce_algorithm::rabenseifner, topo, m * 64);
+  run(opt, reduce_scatter_algorithm::recursive_halving, topo, m);
 }
 
 [[noreturn]] void usage()
@@ -157,7 +159,7 @@ int main(int argc, char** argv)
   std::printf("estimate(): run time per call (best of >= 3 runs, >= %.2f s in all); m = 1024 words\n\n", opt.min_time);
   std::printf("| collective      | algorithm           | topology        |     p | model       |  messages |       hops | cong | predicted (s)           |  cpu s   |  wall s  | ns/msg  | ns/hop |\n");
   std::printf("|-----------------|---------------------|-----------------|-------|-------------|-----------|------------|------|-------------------------|----------|----------|---------|--------|\n");
-  for (std::size_t d : {6u, 8u, 10u, 12u}) run_all(opt, Hypercube<>{d}, true);
+  for (std::size_t d : {6u, 8u, 10u, 12u}) run_all(opt, Hypercube<>::of_dims(d), true);
   // Rings: routes are up to p/2 hops, so personalized exchange only on small rings.
   for (std::size_t p : {64u, 256u, 1024u, 4096u}) run_all(opt, Ring<>{p}, p <= 256);
   for (std::size_t side : {8u, 16u, 32u, 64u}) run_all(opt, Mesh<>{side, side}, side <= 32);
