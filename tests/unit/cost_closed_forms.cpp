@@ -9,6 +9,8 @@
 #include <collectives/algorithm/allgather.hpp>
 #include <collectives/algorithm/allreduce.hpp>
 #include <collectives/algorithm/alltoall.hpp>
+#include <collectives/algorithm/alltoallv.hpp>
+#include <collectives/algorithm/barrier.hpp>
 #include <collectives/algorithm/broadcast.hpp>
 #include <collectives/algorithm/gather.hpp>
 #include <collectives/algorithm/reduce.hpp>
@@ -18,14 +20,18 @@
 #include <collectives/algorithm/shift.hpp>
 #include <collectives/cost/closed_forms.hpp>
 #include <collectives/cost/schedule_cost.hpp>
+#include <collectives/cost/select.hpp>
 #include <collectives/detail/bits.hpp>
 #include <collectives/schedule/rings.hpp>
 #include <collectives/topology.hpp>
+
+#include <boost/hana/for_each.hpp>
 
 #include <cmath>
 #include <cstddef>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace collectives;
@@ -437,6 +443,84 @@ TEST_CASE("closed forms: shift", "[cost][closed_form]")
             [=](const CostModel& c, double m) { return cf::shift_mesh_mesh(c, mesh.extent(0), mesh.extent(1), m, s); });
     }
   }
+}
+
+// ---------------------------------------------------------------------------------------
+// Every algorithm of the registry (algorithms<C> of every collective in all_collectives,
+// so a new one is covered without touching this file): the estimate of the schedule it
+// runs (predict) is never below lower_bound(), on every topology it fits, for every
+// model, size, root, shift, operator and in-place use.
+// ---------------------------------------------------------------------------------------
+namespace {
+
+template <Collective C, class T>
+std::size_t check_registry_lower_bound(const T& topo, const std::string& label)
+{
+  static const std::vector<CostModel> all = models();
+  const std::size_t p = topo.size();
+  std::size_t checked = 0;
+  boost::hana::for_each(algorithms<C>, [&](auto a) {
+    using A = decltype(a);
+    if constexpr (fits_topology_type<A, T>) {
+      std::size_t failures = 0;
+      std::string first;
+      for (std::size_t root : {std::size_t{0}, p - 1})
+        for (std::ptrdiff_t q : {std::ptrdiff_t{1}, static_cast<std::ptrdiff_t>(p / 2) + 1})
+          for (bool commutative : {true, false})
+            for (bool in_place : {false, true}) {
+              const Problem base{0, root, q, commutative, in_place};
+              if (!fits(a, topo, base)) continue;
+              ++checked;
+              for (const CostModel& c : all)
+                for (double m : block_sizes) {
+                  Problem problem = base;
+                  problem.m = m;
+                  const double got = predict(a, topo, c, problem).time;
+                  const double bound = lower_bound(C, topo, c, problem);
+                  if (!(got >= bound * (1 - 1e-12)) && failures++ == 0) {
+                    std::ostringstream o;
+                    o << collective_name(C) << "(" << A::name << ") on " << label << " root " << root << " q " << q
+                      << (commutative ? " commutative" : "") << (in_place ? " in place" : "") << " "
+                      << describe(c, m) << ": estimate " << got << " < lower bound " << bound;
+                    first = o.str();
+                  }
+                }
+            }
+      INFO(first);
+      CHECK(failures == 0);
+    }
+  });
+  return checked;
+}
+
+template <class T, std::size_t... I>
+void check_registry_lower_bound(const T& topo, const std::string& label, std::index_sequence<I...>)
+{
+  const std::size_t checked[] = {check_registry_lower_bound<all_collectives[I]>(topo, label)...};
+  // Every collective has an algorithm that runs on any topology (the check is not empty).
+  for (std::size_t i = 0; i < sizeof...(I); ++i) {
+    INFO(collective_name(all_collectives[i]) << " on " << label);
+    CHECK(checked[i] >= 1);
+  }
+}
+
+template <class T>
+void check_registry_lower_bound(const T& topo, const std::string& label)
+{
+  check_registry_lower_bound(topo, label, std::make_index_sequence<all_collectives.size()>{});
+}
+
+} // namespace
+
+TEST_CASE("every algorithm's estimate is at least the lower bound", "[cost][closed_form][registry]")
+{
+  for (std::size_t p : ring_sizes) check_registry_lower_bound(Ring<>{p}, "Ring " + std::to_string(p));
+  for (std::size_t d : {0, 1, 2, 3, 4})
+    check_registry_lower_bound(Hypercube<>::of_dims(d), "Hypercube " + std::to_string(d));
+  for (auto [r, col] : {std::pair{2, 3}, {3, 3}, {2, 4}, {1, 4}})
+    check_registry_lower_bound(Mesh<>{static_cast<std::size_t>(r), static_cast<std::size_t>(col)},
+                               "Mesh " + std::to_string(r) + "x" + std::to_string(col));
+  for (std::size_t p : {3, 5, 8}) check_registry_lower_bound(FullyConnected<>{p}, "FullyConnected " + std::to_string(p));
 }
 
 // ---------------------------------------------------------------------------------------
