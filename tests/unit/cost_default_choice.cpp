@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <set>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -31,6 +32,14 @@ constexpr CostModel latency_bound{.t_s = 1e-4, .t_w = 1e-10};
 /// Words dominate: few words per rank, no congestion win.
 constexpr CostModel bandwidth_bound{.t_s = 1e-9, .t_w = 1e-6};
 
+/// The collectives default_runs_selected has checked (so that a test can tell that every
+/// collective of all_collectives was).
+std::set<Collective>& covered()
+{
+  static std::set<Collective> seen;
+  return seen;
+}
+
 /// Runs call(comm, tag) on topo over recording transports twice under `model`: with tag a
 /// nullptr (the call must use the default) and with a pointer to the algorithm that
 /// with_selected() hands over for `problem`; checks that it is the one select() names and
@@ -38,6 +47,7 @@ constexpr CostModel bandwidth_bound{.t_s = 1e-9, .t_w = 1e-6};
 template <Collective C, class Topo, class Call>
 std::string default_runs_selected(const Topo& topo, const CostModel& model, const Problem& problem, Call call)
 {
+  covered().insert(C);
   const Selection pick = select<C>(topo, model, problem);
   const auto by_default = record_on(topo, [&](auto& comm) {
     comm.set_cost_model(model);
@@ -144,6 +154,7 @@ void check_every_collective(const Topo& topo, const CostModel& model, std::size_
 
 TEST_CASE("default algorithm: every collective runs what select() names", "[cost][select][default]")
 {
+  covered().clear();
   for (const CostModel& model : {latency_bound, bandwidth_bound, default_cost_model}) {
     for (std::size_t m : {std::size_t{1}, std::size_t{300}}) {
       check_every_collective(Ring<>{5}, model, m);
@@ -152,6 +163,8 @@ TEST_CASE("default algorithm: every collective runs what select() names", "[cost
       check_every_collective(Mesh<>{2, 3}, model, m);
     }
   }
+  // A collective added to all_collectives must be added to check_every_collective.
+  CHECK(covered().size() == all_collectives.size());
 }
 
 TEST_CASE("default algorithm: the pick follows the cost model", "[cost][select][default]")

@@ -16,6 +16,8 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 using namespace collectives;
@@ -48,10 +50,38 @@ static_assert(fit_ring6.contains("pairwise") && fit_ring6.contains("ring") && fi
 static_assert(!fit_ring6.contains("pairwise_xor") && !fit_ring6.contains("standard_exchange") &&
               !fit_ring6.contains("all_port") && !fit_ring6.contains("dimensional"));
 
+/// select<C> on a static topology and on the same one with run-time extents: the same
+/// pick and estimate, for every collective of all_collectives.
+template <class S, class D, std::size_t... I>
+void check_static_dynamic(const S& fixed, const D& dynamic, const CostModel& model, const Problem& problem,
+                          std::index_sequence<I...>)
+{
+  const auto one = [&](auto c) {
+    constexpr Collective C = decltype(c)::value;
+    const Selection s = select<C>(fixed, model, problem);
+    const Selection d = select<C>(dynamic, model, problem);
+    INFO(collective_name(C) << " p = " << fixed.size() << " m = " << problem.m << ": " << s.name << " / " << d.name);
+    CHECK(s.index == d.index);
+    CHECK(s.name == d.name);
+    CHECK(s.time == d.time);
+    CHECK(s.candidates == d.candidates);
+  };
+  (one(std::integral_constant<Collective, all_collectives[I]>{}), ...);
+}
+
 } // namespace
 
 TEST_CASE("select: static and dynamic topologies agree", "[cost][select]")
 {
+  for (double m : {1.0, 1e4})
+    for (bool commutative : {true, false}) {
+      const CostModel model{1e-6, 1e-9, 5e-8};
+      const Problem problem{m, 5, 3, commutative};
+      const auto every = std::make_index_sequence<all_collectives.size()>{};
+      check_static_dynamic(Hypercube<3>{}, Hypercube<>::of_dims(3), model, problem, every);
+      check_static_dynamic(Mesh<4, 4>{}, Mesh<>{4, 4}, model, problem, every);
+      check_static_dynamic(Ring<6>{}, Ring<>{6}, model, problem, every);
+    }
   for (double m : {1.0, 1e4}) {
     const CostModel model{1e-6, 1e-9, 5e-8};
     const Selection s = select<Collective::alltoall>(Hypercube<3>{}, model, Problem{m});
