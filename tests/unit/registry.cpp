@@ -4,7 +4,9 @@
 // fitting_algorithms), and selection (select, with_selected) picking only algorithms
 // that fit. The lists are read from algorithms<C> and all_collectives, never restated,
 // so a new algorithm or collective is covered without touching this file. The
-// `requires` checks below are the passing twins of tests/compile_fail/registry_*.cpp.
+// `requires` checks below are the passing twins of tests/compile_fail/
+// alltoall_pairwise_xor_ring6.cpp, alltoall_dimensional_on_ring.cpp, shift_mesh_on_ring.cpp,
+// reduce_scatter_ring_noncommutative.cpp and allreduce_ring_in_place.cpp.
 
 #include <catch2/catch.hpp>
 
