@@ -116,24 +116,24 @@ TEST_CASE("closed forms: alltoall", "[cost][closed_form]")
   const Problem pr{};
   for (std::size_t p : ring_sizes) {
     const Ring<> ring{p};
-    check("pairwise/ring", PairwiseSchedule(ring.size()), ring, Collective::alltoall, pr, 1,
+    check("pairwise/ring", PairwiseSchedule(p), ring, Collective::alltoall, pr, 1,
           [p](const CostModel& c, double m) { return cf::alltoall_pairwise_ring(c, p, m); });
-    check("ring/ring", RingSchedule(ring.size()), ring, Collective::alltoall, pr, 1,
+    check("ring/ring", RingSchedule(p), ring, Collective::alltoall, pr, 1,
           [p](const CostModel& c, double m) { return cf::alltoall_ring_ring(c, p, m); });
-    check("ring_two_way/ring", RingTwoWaySchedule(ring.size()), ring, Collective::alltoall, pr, 1,
+    check("ring_two_way/ring", RingTwoWaySchedule(p), ring, Collective::alltoall, pr, 1,
           [p](const CostModel& c, double m) { return cf::alltoall_ring_two_way_ring(c, p, m); });
     if (pow2(p))
-      check("standard_exchange/ring", StandardExchangeSchedule(ring.size()), ring, Collective::alltoall, pr, 1,
+      check("standard_exchange/ring", StandardExchangeSchedule(p), ring, Collective::alltoall, pr, 1,
             [p](const CostModel& c, double m) { return cf::alltoall_standard_exchange_ring(c, p, m); });
   }
   for (std::size_t d : cube_dims) {
     const Hypercube<> cube = Hypercube<>::of_dims(d);
     const std::size_t p = cube.size();
-    check("pairwise_xor/hypercube", PairwiseXorSchedule(cube.size()), cube, Collective::alltoall, pr, 1,
+    check("pairwise_xor/hypercube", PairwiseXorSchedule(p), cube, Collective::alltoall, pr, 1,
           [p](const CostModel& c, double m) { return cf::alltoall_pairwise_xor_hypercube(c, p, m); });
-    check("standard_exchange/hypercube", StandardExchangeSchedule(cube.size()), cube, Collective::alltoall, pr,
+    check("standard_exchange/hypercube", StandardExchangeSchedule(p), cube, Collective::alltoall, pr,
           1, [p](const CostModel& c, double m) { return cf::alltoall_standard_exchange_hypercube(c, p, m); });
-    check("all_port/hypercube", AllPortSchedule(cube.size()), cube, Collective::alltoall, pr, 1,
+    check("all_port/hypercube", AllPortSchedule(p), cube, Collective::alltoall, pr, 1,
           [p](const CostModel& c, double m) { return cf::alltoall_all_port_hypercube(c, p, m); });
     if (d >= 2)
       check("dimensional/hypercube", DimensionalSchedule(rings_of(cube)), cube, Collective::alltoall, pr, 1,
@@ -152,12 +152,12 @@ TEST_CASE("closed forms: alltoall", "[cost][closed_form]")
   }
   for (std::size_t p : full_sizes) {
     const FullyConnected<> full{p};
-    check("pairwise/fully_connected", PairwiseSchedule(full.size()), full, Collective::alltoall, pr, 1,
+    check("pairwise/fully_connected", PairwiseSchedule(p), full, Collective::alltoall, pr, 1,
           [p](const CostModel& c, double m) { return cf::alltoall_pairwise_fully_connected(c, p, m); });
-    check("bruck/fully_connected", BruckSchedule(full.size()), full, Collective::alltoall, pr, 1,
+    check("bruck/fully_connected", BruckSchedule(p), full, Collective::alltoall, pr, 1,
           [p](const CostModel& c, double m) { return cf::alltoall_bruck_fully_connected(c, p, m); });
     if (pow2(p))
-      check("pairwise_xor/fully_connected", PairwiseXorSchedule(full.size()), full, Collective::alltoall,
+      check("pairwise_xor/fully_connected", PairwiseXorSchedule(p), full, Collective::alltoall,
             pr, 1, [p](const CostModel& c, double m) { return cf::alltoall_pairwise_fully_connected(c, p, m); });
   }
 }
@@ -168,31 +168,31 @@ TEST_CASE("closed forms: allgather and reduce_scatter", "[cost][closed_form]")
   for (std::size_t p : ring_sizes) {
     const Ring<> ring{p};
     for (bool in_place : {false, true}) {
-      check("allgather ring/ring", AllgatherRingSchedule(ring.size(), in_place), ring, Collective::allgather, pr, 1,
+      check("allgather ring/ring", AllgatherRingSchedule(p, in_place), ring, Collective::allgather, pr, 1,
             [p, in_place](const CostModel& c, double m) { return cf::allgather_ring_ring(c, p, m, in_place); });
-      check("allgather bruck/ring", AllgatherBruckSchedule(ring.size(), in_place), ring, Collective::allgather, pr, 1,
+      check("allgather bruck/ring", AllgatherBruckSchedule(p, in_place), ring, Collective::allgather, pr, 1,
             [p, in_place](const CostModel& c, double m) { return cf::allgather_bruck_ring(c, p, m, in_place); });
     }
     if (pow2(p))
-      check("allgather recursive_doubling/ring", AllgatherRecursiveDoublingSchedule(ring.size()), ring,
+      check("allgather recursive_doubling/ring", AllgatherRecursiveDoublingSchedule(p), ring,
             Collective::allgather, pr, 1,
             [p](const CostModel& c, double m) { return cf::allgather_recursive_doubling_ring(c, p, m); });
-    check("reduce_scatter ring/ring", ReduceScatterRingSchedule(ring.size()), ring, Collective::reduce_scatter, pr,
+    check("reduce_scatter ring/ring", ReduceScatterRingSchedule(p), ring, Collective::reduce_scatter, pr,
           1, [p](const CostModel& c, double m) { return cf::reduce_scatter_ring_ring(c, p, m); });
-    check("reduce_scatter pairwise/ring", ReduceScatterPairwiseSchedule(ring.size()), ring,
+    check("reduce_scatter pairwise/ring", ReduceScatterPairwiseSchedule(p), ring,
           Collective::reduce_scatter, pr, 1,
           [p](const CostModel& c, double m) { return cf::reduce_scatter_pairwise_ring(c, p, m); });
   }
   for (std::size_t d : cube_dims) {
     const Hypercube<> cube = Hypercube<>::of_dims(d);
     const std::size_t p = cube.size();
-    check("allgather recursive_doubling/hypercube", AllgatherRecursiveDoublingSchedule(cube.size()), cube,
+    check("allgather recursive_doubling/hypercube", AllgatherRecursiveDoublingSchedule(p), cube,
           Collective::allgather, pr, 1,
           [p](const CostModel& c, double m) { return cf::allgather_recursive_doubling_hypercube(c, p, m); });
     check("allgather dimensional/hypercube", AllgatherDimensionalSchedule(rings_of(cube)), cube,
           Collective::allgather, pr, 1,
           [cube](const CostModel& c, double m) { return cf::allgather_dimensional(c, cube, m); });
-    check("reduce_scatter halving/hypercube", ReduceScatterHalvingSchedule(cube.size()), cube,
+    check("reduce_scatter halving/hypercube", ReduceScatterHalvingSchedule(p), cube,
           Collective::reduce_scatter, pr, 1,
           [p](const CostModel& c, double m) { return cf::reduce_scatter_recursive_halving_hypercube(c, p, m); });
     check("reduce_scatter dimensional/hypercube", ReduceScatterDimensionalSchedule(rings_of(cube)), cube,
@@ -209,12 +209,12 @@ TEST_CASE("closed forms: allgather and reduce_scatter", "[cost][closed_form]")
   }
   for (std::size_t p : full_sizes) {
     const FullyConnected<> full{p};
-    check("allgather bruck/fully_connected", AllgatherBruckSchedule(full.size()), full,
+    check("allgather bruck/fully_connected", AllgatherBruckSchedule(p), full,
           Collective::allgather, pr, 1,
           [p](const CostModel& c, double m) { return cf::allgather_bruck_fully_connected(c, p, m); });
-    check("allgather ring/fully_connected", AllgatherRingSchedule(full.size()), full,
+    check("allgather ring/fully_connected", AllgatherRingSchedule(p), full,
           Collective::allgather, pr, 1, [p](const CostModel& c, double m) { return cf::allgather_ring_ring(c, p, m); });
-    check("reduce_scatter pairwise/fully_connected", ReduceScatterPairwiseSchedule(full.size()), full,
+    check("reduce_scatter pairwise/fully_connected", ReduceScatterPairwiseSchedule(p), full,
           Collective::reduce_scatter, pr, 1,
           [p](const CostModel& c, double m) { return cf::reduce_scatter_pairwise_fully_connected(c, p, m); });
   }
@@ -227,11 +227,11 @@ TEST_CASE("closed forms: allreduce", "[cost][closed_form]")
     const FullyConnected<> full{p};
     const double q = static_cast<double>(detail::pow2_floor(p));
     for (bool in_place : {false, true}) {
-      check("allreduce doubling/fully_connected", allreduce_doubling_schedule(full.size(), in_place, true), full,
+      check("allreduce doubling/fully_connected", allreduce_doubling_schedule(p, in_place, true), full,
             Collective::allreduce, pr, 1, [p, in_place](const CostModel& c, double m) {
               return cf::allreduce_recursive_doubling_fully_connected(c, p, m, in_place);
             });
-      check("allreduce rabenseifner/fully_connected", allreduce_rabenseifner_schedule(full.size(), in_place, true), full,
+      check("allreduce rabenseifner/fully_connected", allreduce_rabenseifner_schedule(p, in_place, true), full,
             Collective::allreduce, pr, q, [p, in_place](const CostModel& c, double m) {
               return cf::allreduce_rabenseifner_fully_connected(c, p, m, in_place);
             });
@@ -244,9 +244,9 @@ TEST_CASE("closed forms: allreduce", "[cost][closed_form]")
   for (std::size_t d : cube_dims) {
     const Hypercube<> cube = Hypercube<>::of_dims(d);
     const std::size_t p = cube.size();
-    check("allreduce doubling/hypercube", allreduce_doubling_schedule(cube.size(), false, false), cube, Collective::allreduce,
+    check("allreduce doubling/hypercube", allreduce_doubling_schedule(p, false, false), cube, Collective::allreduce,
           pr, 1, [p](const CostModel& c, double m) { return cf::allreduce_recursive_doubling_fully_connected(c, p, m); });
-    check("allreduce rabenseifner/hypercube", allreduce_rabenseifner_schedule(cube.size(), false, false), cube,
+    check("allreduce rabenseifner/hypercube", allreduce_rabenseifner_schedule(p, false, false), cube,
           Collective::allreduce, pr, static_cast<double>(p),
           [p](const CostModel& c, double m) { return cf::allreduce_rabenseifner_fully_connected(c, p, m); });
     check("allreduce reduce_broadcast/hypercube", allreduce_reduce_broadcast_schedule(p, false, false), cube,
@@ -255,7 +255,7 @@ TEST_CASE("closed forms: allreduce", "[cost][closed_form]")
   }
   for (std::size_t p : ring_sizes) {
     const Ring<> ring{p};
-    check("allreduce ring/ring", allreduce_ring_schedule(ring.size()), ring, Collective::allreduce, pr,
+    check("allreduce ring/ring", allreduce_ring_schedule(p), ring, Collective::allreduce, pr,
           static_cast<double>(p), [p](const CostModel& c, double m) { return cf::allreduce_ring_ring(c, p, m); });
     check("allreduce reduce_broadcast/ring", allreduce_reduce_broadcast_schedule(p, false, true), ring,
           Collective::allreduce, pr, 1,
@@ -361,9 +361,9 @@ TEST_CASE("closed forms: scatter, gather and scan", "[cost][closed_form]")
             [p](const CostModel& c, double m) { return cf::scatter_ring_ring(c, p, m); });
     }
     for (bool exclusive : {false, true}) {
-      check("scan ring/ring", ScanRingSchedule(ring.size(), exclusive), ring, Collective::scan, Problem{}, 1,
+      check("scan ring/ring", ScanRingSchedule(p, exclusive), ring, Collective::scan, Problem{}, 1,
             [=](const CostModel& c, double m) { return cf::scan_ring_ring(c, p, m, exclusive); });
-      check("scan recursive_doubling/ring", ScanDoublingSchedule(ring.size(), exclusive), ring, Collective::scan,
+      check("scan recursive_doubling/ring", ScanDoublingSchedule(p, exclusive), ring, Collective::scan,
             Problem{}, 1,
             [=](const CostModel& c, double m) { return cf::scan_recursive_doubling_ring(c, p, m, exclusive); });
     }
@@ -382,7 +382,7 @@ TEST_CASE("closed forms: scatter, gather and scan", "[cost][closed_form]")
             [cube](const CostModel& c, double m) { return cf::scatter_dimensional(c, cube, m); });
     }
     for (bool exclusive : {false, true})
-      check("scan hypercube/hypercube", ScanHypercubeSchedule(cube.size(), exclusive), cube, Collective::scan,
+      check("scan hypercube/hypercube", ScanHypercubeSchedule(p, exclusive), cube, Collective::scan,
             Problem{}, 1, [=](const CostModel& c, double m) { return cf::scan_hypercube_hypercube(c, p, m, exclusive); });
   }
   for (auto [r, col] : {std::pair{1, 1}, {2, 2}, {3, 3}, {4, 4}, {2, 4}, {3, 5}}) {
@@ -400,7 +400,7 @@ TEST_CASE("closed forms: scatter, gather and scan", "[cost][closed_form]")
     check("scatter binomial/fully_connected", ScatterTreeSchedule(p, ring_shape(p), p / 2), full, Collective::scatter,
           Problem{0, p / 2}, 1, [p](const CostModel& c, double m) { return cf::scatter_binomial_fully_connected(c, p, m); });
     for (bool exclusive : {false, true})
-      check("scan recursive_doubling/fully_connected", ScanDoublingSchedule(full.size(), exclusive), full,
+      check("scan recursive_doubling/fully_connected", ScanDoublingSchedule(p, exclusive), full,
             Collective::scan, Problem{}, 1, [=](const CostModel& c, double m) {
               return cf::scan_recursive_doubling_fully_connected(c, p, m, exclusive);
             });
@@ -415,9 +415,9 @@ TEST_CASE("closed forms: shift", "[cost][closed_form]")
       const std::ptrdiff_t qp = q + static_cast<std::ptrdiff_t>(p / 2);
       for (std::ptrdiff_t s : {q, qp}) {
         const Problem pr{0, 0, s};
-        check("shift ring/ring", ShiftRingSchedule(ring.size(), s), ring, Collective::shift, pr, 1,
+        check("shift ring/ring", ShiftRingSchedule(p, s), ring, Collective::shift, pr, 1,
               [=](const CostModel& c, double m) { return cf::shift_ring_ring(c, p, m, s); });
-        check("shift direct/ring", ShiftDirectSchedule(ring.size(), s), ring, Collective::shift, pr, 1,
+        check("shift direct/ring", ShiftDirectSchedule(p, s), ring, Collective::shift, pr, 1,
               [=](const CostModel& c, double m) { return cf::shift_direct_ring(c, p, m, s); });
       }
     }
@@ -428,9 +428,9 @@ TEST_CASE("closed forms: shift", "[cost][closed_form]")
     for (std::size_t q = 0; q < p + 2; ++q) {
       const auto s = static_cast<std::ptrdiff_t>(q);
       const Problem pr{0, 0, s};
-      check("shift direct/hypercube", ShiftDirectSchedule(cube.size(), s), cube, Collective::shift, pr, 1,
+      check("shift direct/hypercube", ShiftDirectSchedule(p, s), cube, Collective::shift, pr, 1,
             [=](const CostModel& c, double m) { return cf::shift_direct_hypercube(c, p, m, s); });
-      check("shift hypercube_sf/hypercube", ShiftHypercubeSfSchedule(cube.size(), s), cube, Collective::shift,
+      check("shift hypercube_sf/hypercube", ShiftHypercubeSfSchedule(p, s), cube, Collective::shift,
             pr, 1, [=](const CostModel& c, double m) { return cf::shift_hypercube_sf_hypercube(c, p, m, s); });
     }
   }
@@ -746,7 +746,7 @@ TEST_CASE("closed forms where the seeds and our schedules differ", "[cost][close
     for (std::size_t p : {5, 8, 9, 16}) {
       const Ring<> ring{p};
       const double P = static_cast<double>(p);
-      const double two_way = estimate(RingTwoWaySchedule(ring.size()), ring, all, m).time;
+      const double two_way = estimate(RingTwoWaySchedule(p), ring, all, m).time;
       CHECK(two_way < m * (P - 1) * P / 2);
       CHECK(two_way >= lower_bound(Collective::alltoall, ring, all, Problem{m}));
       CHECK(close(lower_bound(Collective::alltoall, ring, all, Problem{m}), cf::seed::torus_alltoall_bound(all, ring, m)));
