@@ -9,13 +9,20 @@
 // own result (predicted time, congestion) so that two builds can be compared for equal
 // results as well as for speed (diff the "predicted" column).
 //
-//   estimate [--max-p N] [--filter TEXT] [--min-time SECONDS]
+//   estimate [--max-p N] [--filter TEXT] [--min-time SECONDS] [--all]
 //     --max-p: skip topologies of more than N nodes (default 4096);
 //     --filter: only rows whose "collective/algorithm topology" contains TEXT;
 //     --min-time: repeat each estimate until this much time has passed (default 0.2 s,
-//                 at least 3 runs); the best run is reported.
+//                 at least 3 runs); the best run is reported;
+//     --all: every algorithm of every collective (the registry's lists, algorithms<C>)
+//            that fits each topology, instead of the fixed selection below (whose rows
+//            stay comparable from build to build). Personalized exchanges on the large
+//            rings and tori take long: combine with --max-p or --filter.
 
-#include <collectives/collectives.hpp>
+#include <collectives/cost.hpp>
+#include <collectives/topology.hpp>
+
+#include <boost/hana/for_each.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -25,6 +32,7 @@
 #include <cstring>
 #include <ctime>
 #include <string>
+#include <utility>
 
 using namespace collectives;
 
@@ -36,6 +44,7 @@ struct Options {
   std::size_t max_p = 4096;
   std::string filter;
   double min_time = 0.2;
+  bool all = false;
 };
 
 struct NamedModel {
@@ -119,9 +128,20 @@ void run(const Options& opt, Tag tag, const T& topo, double m)
   }
 }
 
+/// Every algorithm of every collective in the registry that fits `topo` (--all).
+template <class T>
+void run_registry(const Options& opt, const T& topo)
+{
+  const double m = 1024;
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (boost::hana::for_each(algorithms<all_collectives[I]>, [&](auto tag) { run(opt, tag, topo, m); }), ...);
+  }(std::make_index_sequence<all_collectives.size()>{});
+}
+
 template <class T>
 void run_all(const Options& opt, const T& topo, bool long_routes_ok)
 {
+  if (opt.all) return run_registry(opt, topo);
   const double m = 1024;
   // Personalized all-to-all: p^2 messages, the heaviest estimates.
   if (long_routes_ok) {
@@ -139,7 +159,7 @@ void run_all(const Options& opt, const T& topo, bool long_routes_ok)
 
 [[noreturn]] void usage()
 {
-  std::fprintf(stderr, "usage: estimate [--max-p N] [--filter TEXT] [--min-time SECONDS]\n");
+  std::fprintf(stderr, "usage: estimate [--max-p N] [--filter TEXT] [--min-time SECONDS] [--all]\n");
   std::exit(2);
 }
 
@@ -150,6 +170,10 @@ int main(int argc, char** argv)
   Options opt;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
+    if (a == "--all") {
+      opt.all = true;
+      continue;
+    }
     if (i + 1 >= argc) usage();
     if (a == "--max-p") opt.max_p = std::strtoull(argv[++i], nullptr, 10);
     else if (a == "--filter") opt.filter = argv[++i];
