@@ -5,7 +5,8 @@
 // that fit. The lists are read from algorithms<C> and all_collectives, never restated,
 // so a new algorithm or collective is covered without touching this file. The
 // `requires` checks below are the passing twins of tests/compile_fail/
-// alltoall_pairwise_xor_ring6.cpp, alltoall_dimensional_on_ring.cpp, shift_mesh_on_ring.cpp,
+// alltoall_pairwise_xor_ring6.cpp, alltoall_dimensional_on_ring.cpp,
+// alltoall_dimensional_not_product.cpp, shift_mesh_on_ring.cpp,
 // reduce_scatter_ring_noncommutative.cpp and allreduce_ring_in_place.cpp.
 
 #include <catch2/catch.hpp>
@@ -86,6 +87,10 @@ using Dimensional = std::remove_const_t<decltype(alltoall_algorithm::dimensional
 static_assert(!alltoall_names<Ring<8>, Dimensional>);
 static_assert(!two_or_more_dimensions<Dimensional, Ring<8>>);
 static_assert(alltoall_names<Mesh<2, 4>, Dimensional>);
+// ... and a product of rings (product_of_rings): a fully connected network has no rings.
+static_assert(!alltoall_names<FullyConnected<8>, Dimensional>);
+static_assert(!product_of_rings<Dimensional, FullyConnected<8>>);
+static_assert(alltoall_names<FullyConnected<8>, alltoall_algorithm::PairwiseXor>);
 static_assert(alltoall_names<Hypercube<3>, Dimensional>);
 // The mesh shift needs a type with two dimensions (two_dimensional_mesh).
 using ShiftMesh = std::remove_const_t<decltype(shift_algorithm::mesh)>;
