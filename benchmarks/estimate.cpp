@@ -9,13 +9,20 @@
 // own result (predicted time, congestion) so that two builds can be compared for equal
 // results as well as for speed (diff the "predicted" column).
 //
-//   estimate [--max-p N] [--filter TEXT] [--min-time SECONDS]
+//   estimate [--max-p N] [--filter TEXT] [--min-time SECONDS] [--all]
 //     --max-p: skip topologies of more than N nodes (default 4096);
 //     --filter: only rows whose "collective/algorithm topology" contains TEXT;
 //     --min-time: repeat each estimate until this much time has passed (default 0.2 s,
-//                 at least 3 runs); the best run is reported.
+//                 at least 3 runs); the best run is reported;
+//     --all: every algorithm of every collective (the registry's lists, algorithms<C>)
+//            that fits each topology, instead of the fixed selection below (whose rows
+//            stay comparable from build to build). Personalized exchanges on the large
+//            rings and tori take long: combine with --max-p or --filter.
 
-#include <collectives/collectives.hpp>
+#include <collectives/cost.hpp>
+#include <collectives/topology.hpp>
+
+#include <boost/hana/for_each.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -25,6 +32,7 @@
 #include <cstring>
 #include <ctime>
 #include <string>
+#include <utility>
 
 using namespace collectives;
 
@@ -36,6 +44,7 @@ struct Options {
   std::size_t max_p = 4096;
   std::string filter;
   double min_time = 0.2;
+  bool all = false;
 };
 
 struct NamedModel {
@@ -81,63 +90,76 @@ std::pair<std::size_t, std::size_t> count_work(const S& s, const T& t)
   return {c.messages, c.hops};
 }
 
-template <Collective C, class Tag, class T>
+template <class Tag, class T>
 void run(const Options& opt, Tag tag, const T& topo, double m)
 {
-  using A = algorithm_cost<C, Tag>;
+  constexpr Collective C = Tag::collective;
   const std::string label = std::string(collective_name(C)) + "/" + Tag::name + " " + topo_name(topo);
   if (topo.size() > opt.max_p) return;
   if (!opt.filter.empty() && label.find(opt.filter) == std::string::npos) return;
-  (void)tag;
-  const Problem problem{m};
-  if (!fits<C, Tag>(topo, problem)) return;
-  const auto s = A::schedule(topo, problem);
-  const double b = A::block_words(problem.m, topo.size());
-  const auto [messages, hops] = count_work(s, topo);
-  for (const auto& nm : models) {
-    double best = 1e300, best_wall = 1e300;
-    double total = 0;
-    CostReport report;
-    for (int runs = 0; runs < 3 || total < opt.min_time; ++runs) {
-      const std::clock_t cpu_start = std::clock();
-      const auto start = Clock::now();
-      report = estimate(s, topo, nm.model, b);
-      const double wall = std::chrono::duration<double>(Clock::now() - start).count();
-      const double cpu = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
-      best = std::min(best, cpu);
-      best_wall = std::min(best_wall, wall);
-      total += wall;
+  // Only the algorithms the topology's type allows are instantiated (e.g. no 2-D one on a ring).
+  if constexpr (fits_topology_type<Tag, T>) {
+    const Problem problem{m};
+    if (!fits(tag, topo, problem)) return;
+    const auto s = Tag::schedule(topo, problem);
+    const double b = problem.m / static_cast<double>(Tag::pieces(topo.size()));
+    const auto [messages, hops] = count_work(s, topo);
+    for (const auto& nm : models) {
+      double best = 1e300, best_wall = 1e300;
+      double total = 0;
+      CostReport report;
+      for (int runs = 0; runs < 3 || total < opt.min_time; ++runs) {
+        const std::clock_t cpu_start = std::clock();
+        const auto start = Clock::now();
+        report = estimate(s, topo, nm.model, b);
+        const double wall = std::chrono::duration<double>(Clock::now() - start).count();
+        const double cpu = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
+        best = std::min(best, cpu);
+        best_wall = std::min(best_wall, wall);
+        total += wall;
+      }
+      std::printf("| %-15s | %-19s | %-15s | %5zu | %-11s | %9zu | %10zu | %4zu | %-23.17g | %8.4f | %8.4f | %7.2f | %6.2f |\n",
+                  std::string(collective_name(C)).c_str(), Tag::name, topo_name(topo).c_str(), topo.size(), nm.name,
+                  messages, hops, report.congestion, report.time, best, best_wall,
+                  best * 1e9 / static_cast<double>(std::max<std::size_t>(messages, 1)),
+                  best * 1e9 / static_cast<double>(std::max<std::size_t>(hops, 1)));
+      std::fflush(stdout);
     }
-    std::printf("| %-15s | %-19s | %-15s | %5zu | %-11s | %9zu | %10zu | %4zu | %-23.17g | %8.4f | %8.4f | %7.2f | %6.2f |\n",
-                std::string(collective_name(C)).c_str(), Tag::name, topo_name(topo).c_str(), topo.size(), nm.name,
-                messages, hops, report.congestion, report.time, best, best_wall,
-                best * 1e9 / static_cast<double>(std::max<std::size_t>(messages, 1)),
-                best * 1e9 / static_cast<double>(std::max<std::size_t>(hops, 1)));
-    std::fflush(stdout);
   }
+}
+
+/// Every algorithm of every collective in the registry that fits `topo` (--all).
+template <class T>
+void run_registry(const Options& opt, const T& topo)
+{
+  const double m = 1024;
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (boost::hana::for_each(algorithms<all_collectives[I]>, [&](auto tag) { run(opt, tag, topo, m); }), ...);
+  }(std::make_index_sequence<all_collectives.size()>{});
 }
 
 template <class T>
 void run_all(const Options& opt, const T& topo, bool long_routes_ok)
 {
+  if (opt.all) return run_registry(opt, topo);
   const double m = 1024;
   // Personalized all-to-all: p^2 messages, the heaviest estimates.
   if (long_routes_ok) {
-    run<Collective::alltoall>(opt, alltoall_algorithm::pairwise_xor, topo, m);
-    run<Collective::alltoall>(opt, alltoall_algorithm::pairwise, topo, m);
+    run(opt, alltoall_algorithm::pairwise_xor, topo, m);
+    run(opt, alltoall_algorithm::pairwise, topo, m);
   }
-  run<Collective::alltoall>(opt, alltoall_algorithm::standard_exchange, topo, m);
-  run<Collective::alltoall>(opt, alltoall_algorithm::bruck, topo, m);
-  run<Collective::allgather>(opt, allgather_algorithm::ring, topo, m);
-  run<Collective::allgather>(opt, allgather_algorithm::recursive_doubling, topo, m);
-  run<Collective::broadcast>(opt, rooted_algorithm::binomial, topo, m);
-  run<Collective::allreduce>(opt, allreduce_algorithm::rabenseifner, topo, m * 64);
-  run<Collective::reduce_scatter>(opt, reduce_scatter_algorithm::recursive_halving, topo, m);
+  run(opt, alltoall_algorithm::standard_exchange, topo, m);
+  run(opt, alltoall_algorithm::bruck, topo, m);
+  run(opt, allgather_algorithm::ring, topo, m);
+  run(opt, allgather_algorithm::recursive_doubling, topo, m);
+  run(opt, broadcast_algorithm::binomial, topo, m);
+  run(opt, allreduce_algorithm::rabenseifner, topo, m * 64);
+  run(opt, reduce_scatter_algorithm::recursive_halving, topo, m);
 }
 
 [[noreturn]] void usage()
 {
-  std::fprintf(stderr, "usage: estimate [--max-p N] [--filter TEXT] [--min-time SECONDS]\n");
+  std::fprintf(stderr, "usage: estimate [--max-p N] [--filter TEXT] [--min-time SECONDS] [--all]\n");
   std::exit(2);
 }
 
@@ -148,6 +170,10 @@ int main(int argc, char** argv)
   Options opt;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
+    if (a == "--all") {
+      opt.all = true;
+      continue;
+    }
     if (i + 1 >= argc) usage();
     if (a == "--max-p") opt.max_p = std::strtoull(argv[++i], nullptr, 10);
     else if (a == "--filter") opt.filter = argv[++i];
@@ -157,7 +183,7 @@ int main(int argc, char** argv)
   std::printf("estimate(): run time per call (best of >= 3 runs, >= %.2f s in all); m = 1024 words\n\n", opt.min_time);
   std::printf("| collective      | algorithm           | topology        |     p | model       |  messages |       hops | cong | predicted (s)           |  cpu s   |  wall s  | ns/msg  | ns/hop |\n");
   std::printf("|-----------------|---------------------|-----------------|-------|-------------|-----------|------------|------|-------------------------|----------|----------|---------|--------|\n");
-  for (std::size_t d : {6u, 8u, 10u, 12u}) run_all(opt, Hypercube<>{d}, true);
+  for (std::size_t d : {6u, 8u, 10u, 12u}) run_all(opt, Hypercube<>::of_dims(d), true);
   // Rings: routes are up to p/2 hops, so personalized exchange only on small rings.
   for (std::size_t p : {64u, 256u, 1024u, 4096u}) run_all(opt, Ring<>{p}, p <= 256);
   for (std::size_t side : {8u, 16u, 32u, 64u}) run_all(opt, Mesh<>{side, side}, side <= 32);

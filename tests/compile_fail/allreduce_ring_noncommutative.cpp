@@ -1,9 +1,10 @@
-// expect: must be commutative
+// expect: because 'commutative_operator_if_needed<collectives::allreduce_algorithm::Ring, false>' evaluated to false
 //
 // The ring all-reduce combines each block in a rotated rank order, so it needs an operator
-// known to be commutative; a plain lambda is not. The twin declares it so with
-// collectives::commutative.
-#include <collectives/algorithm/allreduce.hpp>
+// known to be commutative; a plain lambda is not: the call matches no overload of
+// allreduce, and the diagnostic names the failed requirement
+// (commutative_operator_if_needed). The twin declares it so with collectives::commutative.
+#include <collectives/collective/allreduce.hpp>
 #include <collectives/transport/threads.hpp>
 
 #include <vector>

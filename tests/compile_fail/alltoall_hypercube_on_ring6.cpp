@@ -1,7 +1,8 @@
-// expect: collectives::alltoall.standard_exchange.: the topology.s size must be a power of two
+// expect: because 'power_of_two_ranks<collectives::alltoall_algorithm::StandardExchange, collectives::Torus<6> ?>' evaluated to false
 //
 // The hypercube standard exchange needs p = 2^n ranks: naming it for a Ring<6>
-// communicator is a compile error that names the call. The twin, Ring<8>, compiles.
+// communicator matches no overload of alltoall, and the diagnostic names the algorithm
+// type and the failed requirement (power_of_two_ranks). The twin, Ring<8>, compiles.
 #include <collectives/collectives.hpp>
 
 #include <vector>

@@ -1,7 +1,9 @@
-// expect: collectives::alltoall.pairwise_xor.: the topology.s size must be a power of two
+// expect: because 'power_of_two_ranks<collectives::alltoall_algorithm::PairwiseXor, collectives::Torus<6> ?>' evaluated to false
 //
 // Pairwise XOR exchange pairs rank r with r XOR k, which needs p = 2^n ranks: naming it for
-// a Ring<6> communicator is a compile error that names the call. The twin, Ring<8>, compiles.
+// a Ring<6> communicator matches no overload of alltoall, and the diagnostic names the
+// algorithm type and the failed requirement (power_of_two_ranks; the type Ring<6> is
+// Torus<6>). The twin, Ring<8>, compiles (so does the check in tests/unit/registry.cpp).
 #include <collectives/collectives.hpp>
 
 #include <cstddef>

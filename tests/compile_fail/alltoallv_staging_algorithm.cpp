@@ -1,10 +1,12 @@
-// expect: collectives::alltoallv: the algorithm must be alltoall_algorithm::pairwise, pairwise_xor or automatic
+// expect: because 'algorithm_of<collectives::alltoall_algorithm::Ring, .*' evaluated to false
 //
-// alltoallv sends each block as one message; the ring alltoall stages blocks in uniform
-// scratch space and cannot carry blocks of different sizes, so naming it is a compile
-// error. The twin names pairwise.
-#include <collectives/algorithm/alltoallv.hpp>
-#include <collectives/transport/threads.hpp>
+// alltoallv sends each block as one message and has its own list of algorithms
+// (alltoallv_algorithm::pairwise, pairwise_xor); the ring alltoall stages blocks in
+// uniform scratch space and cannot carry blocks of different sizes. Naming it (an
+// algorithm of alltoall, not of alltoallv) matches no overload of alltoallv: the
+// diagnostic names the algorithm type and the failed requirement (algorithm_of). The twin
+// names alltoallv_algorithm::pairwise.
+#include <collectives/collectives.hpp>
 
 #include <vector>
 
@@ -17,7 +19,7 @@ void exchange_on(collectives::threads::Endpoint& ep)
 #ifndef COLLECTIVES_TWIN
   collectives::alltoallv(comm, send, counts, recv, counts, collectives::alltoall_algorithm::ring);
 #else
-  collectives::alltoallv(comm, send, counts, recv, counts, collectives::alltoall_algorithm::pairwise);
+  collectives::alltoallv(comm, send, counts, recv, counts, collectives::alltoallv_algorithm::pairwise);
 #endif
   (void)displs;
 }

@@ -2,7 +2,7 @@
 //
 // A static root outside a static communicator is a compile error: root_c<8> on Ring<8>
 // names rank 8 of ranks 0..7. The twin broadcasts from root_c<7>, the last rank.
-#include <collectives/algorithm/broadcast.hpp>
+#include <collectives/collective/broadcast.hpp>
 #include <collectives/transport/threads.hpp>
 
 #include <vector>

@@ -14,4 +14,4 @@ constexpr double m = -8;
 #else
 constexpr double m = 8;
 #endif
-static_assert(estimate(PairwiseXorSchedule<Hypercube<2>>(Hypercube<2>{}), Hypercube<2>{}, model, m).time > 0);
+static_assert(estimate(PairwiseXorSchedule(4), Hypercube<2>{}, model, m).time > 0);

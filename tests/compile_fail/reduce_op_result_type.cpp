@@ -2,7 +2,7 @@
 //
 // A reduction operator must return the buffer's element type: summing ints into a double
 // is a compile error naming the problem. The twin's operator returns int.
-#include <collectives/algorithm/reduce.hpp>
+#include <collectives/collective/reduce.hpp>
 #include <collectives/transport/threads.hpp>
 
 #include <vector>

@@ -1,8 +1,10 @@
-// expect: collectives::shift\(hypercube_sf\): the topology's size must be a power of two
+// expect: because 'power_of_two_ranks<collectives::shift_algorithm::HypercubeSf, collectives::Torus<2, 3> ?>' evaluated to false
 //
-// The Gray-code store-and-forward shift needs p = 2^d; a static size that is not one is a
-// compile error (a run-time size throws std::invalid_argument). The twin uses 8 ranks.
-#include <collectives/algorithm/shift.hpp>
+// The Gray-code store-and-forward shift needs p = 2^d; a static size that is not one
+// matches no overload of shift, and the diagnostic names the algorithm type and the failed
+// requirement, power_of_two_ranks (a run-time size throws std::invalid_argument). hypercube_sf
+// is not in shift's list of algorithms but can still be named. The twin uses 8 ranks.
+#include <collectives/collective/shift.hpp>
 #include <collectives/transport/threads.hpp>
 
 #include <vector>

@@ -1,8 +1,10 @@
-// expect: collectives::shift\(mesh\): the mesh algorithm needs a 2-D mesh or torus
+// expect: because 'two_dimensional_mesh<collectives::shift_algorithm::Mesh, collectives::Torus<8> ?>' evaluated to false
 //
-// The mesh q-shift (row shift, compensation, column shift) needs two dimensions; on a ring
-// it is a compile error naming the call. The twin runs it on a 2-D mesh.
-#include <collectives/algorithm/shift.hpp>
+// The mesh q-shift (row shift, compensation, column shift) needs a topology whose type
+// fixes two dimensions; on a ring the call matches no overload of shift, and the diagnostic
+// names the algorithm type and the failed requirement (two_dimensional_mesh). The twin
+// runs it on a 2-D mesh.
+#include <collectives/collective/shift.hpp>
 #include <collectives/transport/threads.hpp>
 
 #include <vector>

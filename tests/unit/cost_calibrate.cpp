@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include <collectives/cost/calibrate.hpp>
+#include <collectives/tuning/calibrate.hpp>
 #include <collectives/transport/threads.hpp>
 
 #include <cmath>

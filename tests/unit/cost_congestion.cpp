@@ -3,13 +3,16 @@
 
 #include <catch2/catch.hpp>
 
-#include <collectives/algorithm/allgather/schedules.hpp>
+#include <collectives/algorithm/allgather/dimensional.hpp>
+#include <collectives/algorithm/allgather/recursive_doubling.hpp>
+#include <collectives/algorithm/allgather/ring.hpp>
 #include <collectives/algorithm/alltoall/bruck.hpp>
 #include <collectives/algorithm/alltoall/dimensional.hpp>
 #include <collectives/algorithm/alltoall/hypercube.hpp>
 #include <collectives/algorithm/alltoall/pairwise.hpp>
-#include <collectives/algorithm/broadcast/schedules.hpp>
+#include <collectives/algorithm/broadcast/tree.hpp>
 #include <collectives/algorithm/shift/direct.hpp>
+#include <collectives/schedule/rings.hpp>
 #include <collectives/cost/fully_connected.hpp>
 #include <collectives/cost/schedule_cost.hpp>
 #include <collectives/topology.hpp>
@@ -48,11 +51,11 @@ constexpr std::size_t congestion(const S& s, const T& topo, const CostModel& mod
 
 // Seed 001: pairwise exchange with partner rank XOR j under E-cube routing is
 // congestion-free on the hypercube (and so is every q-shift, Figure 3.24).
-static_assert(congestion(PairwiseXorSchedule<Hypercube<3>>(Hypercube<3>{}), Hypercube<3>{}) == 1);
-static_assert(congestion(ShiftDirectSchedule<Hypercube<3>>(Hypercube<3>{}, 3), Hypercube<3>{}) == 1);
+static_assert(congestion(PairwiseXorSchedule(8), Hypercube<3>{}) == 1);
+static_assert(congestion(ShiftDirectSchedule(8, 3), Hypercube<3>{}) == 1);
 // Seed 001 Figure 3.14: the hypercube all-to-all broadcast mapped onto a ring: the
 // step of Figure 3.12(c) (partners 2 apart) puts two messages on a channel.
-static_assert(congestion(OneStep(AllgatherRecursiveDoublingSchedule<Ring<8>>(Ring<8>{}), 1), Ring<8>{}) == 2);
+static_assert(congestion(OneStep(AllgatherRecursiveDoublingSchedule(8), 1), Ring<8>{}) == 2);
 
 } // namespace
 
@@ -61,13 +64,13 @@ TEST_CASE("congestion: hypercube algorithms on the hypercube are congestion-free
   for (std::size_t d = 1; d <= 6; ++d) {
     const Hypercube<> cube = Hypercube<>::of_dims(d);
     for (const CostModel& model : {one_port, all_port}) {
-      CHECK(congestion(PairwiseXorSchedule<Hypercube<>>(cube), cube, model) == 1);
-      CHECK(congestion(StandardExchangeSchedule<Hypercube<>>(cube), cube, model) == 1);
-      CHECK(congestion(AllPortSchedule<Hypercube<>>(cube), cube, model) == 1);
-      CHECK(congestion(AllgatherRecursiveDoublingSchedule<Hypercube<>>(cube), cube, model) == 1);
+      CHECK(congestion(PairwiseXorSchedule(cube.size()), cube, model) == 1);
+      CHECK(congestion(StandardExchangeSchedule(cube.size()), cube, model) == 1);
+      CHECK(congestion(AllPortSchedule(cube.size()), cube, model) == 1);
+      CHECK(congestion(AllgatherRecursiveDoublingSchedule(cube.size()), cube, model) == 1);
       CHECK(congestion(BroadcastTreeSchedule(cube.size(), bits_shape(cube.size()), cube.size() - 1), cube, model) == 1);
       for (std::size_t q = 1; q < cube.size(); ++q)
-        CHECK(congestion(ShiftDirectSchedule<Hypercube<>>(cube, static_cast<std::ptrdiff_t>(q)), cube, model) == 1);
+        CHECK(congestion(ShiftDirectSchedule(cube.size(), static_cast<std::ptrdiff_t>(q)), cube, model) == 1);
     }
   }
 }
@@ -79,13 +82,13 @@ TEST_CASE("congestion: hypercube algorithms mapped onto a ring", "[cost][congest
   // rank sending, each link in the direction of travel carries 2^i messages.
   for (std::size_t p : {4, 8, 16, 32}) {
     const Ring<> ring{p};
-    const AllgatherRecursiveDoublingSchedule<Ring<>> s(ring);
+    const AllgatherRecursiveDoublingSchedule s(p);
     for (std::size_t i = 0; i < s.num_steps(); ++i)
       CHECK(congestion(OneStep(s, i), ring) == (std::size_t{1} << i));
     CHECK(congestion(s, ring) == p / 2);
-    CHECK(congestion(StandardExchangeSchedule<Ring<>>(ring), ring) == p / 2);
+    CHECK(congestion(StandardExchangeSchedule(ring.size()), ring) == p / 2);
     // The ring's own algorithm passes to the neighbour only.
-    CHECK(congestion(AllgatherRingSchedule<Ring<>>(ring), ring) == 1);
+    CHECK(congestion(AllgatherRingSchedule(ring.size()), ring) == 1);
   }
 }
 
@@ -94,11 +97,11 @@ TEST_CASE("congestion: direct exchanges on a ring", "[cost][congestion]")
   // Every rank sends k ahead in step k: min(k, p - k) messages on each link.
   for (std::size_t p = 2; p <= 12; ++p) {
     const Ring<> ring{p};
-    CHECK(congestion(PairwiseSchedule<Ring<>>(ring), ring) == p / 2);
+    CHECK(congestion(PairwiseSchedule(ring.size()), ring) == p / 2);
     for (std::size_t q = 1; q < p; ++q)
-      CHECK(congestion(ShiftDirectSchedule<Ring<>>(ring, static_cast<std::ptrdiff_t>(q)), ring) ==
+      CHECK(congestion(ShiftDirectSchedule(ring.size(), static_cast<std::ptrdiff_t>(q)), ring) ==
             (q < p - q ? q : p - q));
-    CHECK(congestion(BruckSchedule<FullyConnected<>>(FullyConnected<>{p}), FullyConnected<>{p}) == 1);
+    CHECK(congestion(BruckSchedule(p), FullyConnected<>{p}) == 1);
   }
 }
 
@@ -107,15 +110,15 @@ TEST_CASE("congestion: meshes", "[cost][congestion]")
   // The dimension-by-dimension algorithms use nearest neighbours only.
   for (auto [r, c] : {std::pair{2, 4}, {3, 3}, {4, 4}, {3, 5}}) {
     const Mesh<> mesh{static_cast<std::size_t>(r), static_cast<std::size_t>(c)};
-    CHECK(congestion(DimensionalSchedule<Mesh<>>(mesh), mesh) == 1);
-    CHECK(congestion(AllgatherDimensionalSchedule<Mesh<>>(mesh), mesh) == 1);
+    CHECK(congestion(DimensionalSchedule(rings_of(mesh)), mesh) == 1);
+    CHECK(congestion(AllgatherDimensionalSchedule(rings_of(mesh)), mesh) == 1);
   }
   // Seed 002: the hypercube's direct exchange simulated on a mesh with XY routing meets
   // link congestion (up to max(z1, z2)/2 on the open mesh M(z1, z2)). With wraparound
   // (our Mesh is a torus) the XOR partners of an 8 x 8 torus still share links.
   const Mesh<> mesh{8, 8};
-  CHECK(congestion(PairwiseXorSchedule<Mesh<>>(mesh), mesh) > 1);
-  CHECK(congestion(PairwiseXorSchedule<Mesh<>>(mesh), mesh) <= 4);
+  CHECK(congestion(PairwiseXorSchedule(mesh.size()), mesh) > 1);
+  CHECK(congestion(PairwiseXorSchedule(mesh.size()), mesh) <= 4);
 }
 
 TEST_CASE("congestion: one-port counts each sending rank once per link", "[cost][congestion]")
@@ -124,6 +127,6 @@ TEST_CASE("congestion: one-port counts each sending rank once per link", "[cost]
   // link 0->1) and rank 3 sends to 1 (via 3->0->1). All-port, the three messages share
   // link 0->1 at once; one-port rank 0's two go one after the other, so two ranks share it.
   const Ring<> ring{4};
-  CHECK(congestion(AllPortSchedule<Ring<>>(ring), ring, all_port) == 3);
-  CHECK(congestion(AllPortSchedule<Ring<>>(ring), ring, one_port) == 2);
+  CHECK(congestion(AllPortSchedule(ring.size()), ring, all_port) == 3);
+  CHECK(congestion(AllPortSchedule(ring.size()), ring, one_port) == 2);
 }

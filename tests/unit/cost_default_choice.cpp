@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <set>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -31,26 +32,41 @@ constexpr CostModel latency_bound{.t_s = 1e-4, .t_w = 1e-10};
 /// Words dominate: few words per rank, no congestion win.
 constexpr CostModel bandwidth_bound{.t_s = 1e-9, .t_w = 1e-6};
 
+/// The collectives default_runs_selected has checked (so that a test can tell that every
+/// collective of all_collectives was).
+std::set<Collective>& covered()
+{
+  static std::set<Collective> seen;
+  return seen;
+}
+
 /// Runs call(comm, tag) on topo over recording transports twice under `model`: with tag a
-/// nullptr (the call must use the default) and with a pointer to the algorithm select()
-/// names for `problem`; checks that the logs are equal and returns the name of the pick.
+/// nullptr (the call must use the default) and with a pointer to the algorithm that
+/// with_selected() hands over for `problem`; checks that it is the one select() names and
+/// that the logs are equal, and returns the name of the pick.
 template <Collective C, class Topo, class Call>
 std::string default_runs_selected(const Topo& topo, const CostModel& model, const Problem& problem, Call call)
 {
+  covered().insert(C);
   const Selection pick = select<C>(topo, model, problem);
   const auto by_default = record_on(topo, [&](auto& comm) {
     comm.set_cost_model(model);
     call(comm, nullptr);
   });
   std::vector<testing::Recorded> named;
-  dispatch<C, Topo>(default_candidates<C>(), pick.index, [&](auto tag) {
+  std::string ran;
+  with_selected<C>(topo, model, problem, [&](auto tag) {
+    ran = decltype(tag)::name;
     named = record_on(topo, [&](auto& comm) {
       comm.set_cost_model(model);
       call(comm, &tag);
     });
   });
+  INFO(collective_name(C) << " p = " << topo.size() << " m = " << problem.m << " pick " << pick.name);
+  CHECK(ran == pick.name);
+  REQUIRE(named.size() == topo.size());
   for (std::size_t r = 0; r < topo.size(); ++r) {
-    INFO(collective_name(C) << " p = " << topo.size() << " m = " << problem.m << " pick " << pick.name << " rank " << r);
+    INFO("rank " << r);
     CHECK(by_default[r].log == named[r].log);
   }
   return std::string(pick.name);
@@ -118,12 +134,27 @@ void check_every_collective(const Topo& topo, const CostModel& model, std::size_
     if constexpr (std::is_null_pointer_v<decltype(tag)>) shift(comm, s, r, 3);
     else shift(comm, s, r, 3, *tag);
   });
+  // alltoallv picks for m = 0 (block sizes differ from rank to rank; every rank knows 0).
+  default_runs_selected<Collective::alltoallv>(topo, model, Problem{.m = 0}, [&](auto& comm, auto tag) {
+    std::vector<std::size_t> counts(p);
+    for (std::size_t i = 0; i < p; ++i) counts[i] = (i + comm.rank()) % 3 == 0 ? m : 1;
+    std::vector<std::size_t> from(p);
+    for (std::size_t i = 0; i < p; ++i) from[i] = (comm.rank() + i) % 3 == 0 ? m : 1;
+    std::vector<double> s(p * m, 1.0), r(p * m);
+    if constexpr (std::is_null_pointer_v<decltype(tag)>) alltoallv(comm, s, counts, r, from);
+    else alltoallv(comm, s, counts, r, from, *tag);
+  });
+  default_runs_selected<Collective::barrier>(topo, model, Problem{}, [&](auto& comm, auto tag) {
+    if constexpr (std::is_null_pointer_v<decltype(tag)>) barrier(comm);
+    else barrier(comm, *tag);
+  });
 }
 
 } // namespace
 
 TEST_CASE("default algorithm: every collective runs what select() names", "[cost][select][default]")
 {
+  covered().clear();
   for (const CostModel& model : {latency_bound, bandwidth_bound, default_cost_model}) {
     for (std::size_t m : {std::size_t{1}, std::size_t{300}}) {
       check_every_collective(Ring<>{5}, model, m);
@@ -132,6 +163,8 @@ TEST_CASE("default algorithm: every collective runs what select() names", "[cost
       check_every_collective(Mesh<>{2, 3}, model, m);
     }
   }
+  // A collective added to all_collectives must be added to check_every_collective.
+  CHECK(covered().size() == all_collectives.size());
 }
 
 TEST_CASE("default algorithm: the pick follows the cost model", "[cost][select][default]")
@@ -175,11 +208,17 @@ TEST_CASE("default algorithm: word size converts bytes to the model's words", "[
       std::vector<double> s(p * m, 1.0), r(p * m);
       alltoall(comm, s, r);
     });
-    const auto expect = record_on(Ring<>{p}, [&](auto& comm) {
-      std::vector<double> s(p * m, 1.0), r(p * m);
-      dispatch<Collective::alltoall, Ring<>>(default_candidates<Collective::alltoall>(), (word_bytes == 8 ? a : b).index,
-                                             [&](auto tag) { alltoall(comm, s, r, tag); });
+    const Selection& want = word_bytes == 8 ? a : b;
+    std::string named;
+    std::vector<testing::Recorded> expect;
+    with_selected<Collective::alltoall>(Ring<>{p}, model, Problem{word_bytes == 8 ? 8.0 : 64.0}, [&](auto tag) {
+      named = decltype(tag)::name;
+      expect = record_on(Ring<>{p}, [&](auto& comm) {
+        std::vector<double> s(p * m, 1.0), r(p * m);
+        alltoall(comm, s, r, tag);
+      });
     });
+    REQUIRE(named == want.name);
     for (std::size_t r = 0; r < p; ++r) CHECK(got[r].log == expect[r].log);
   }
 }
@@ -238,18 +277,18 @@ TEST_CASE("default algorithm: a communicator remembers its picks per problem", "
   const auto sizes = testing::run_on(Ring<>{4}, [&](auto& comm) {
     std::vector<std::size_t> seen;
     std::vector<double> s(4 * 10, 1.0), r(4 * 10);
-    seen.push_back(comm.choices().size());
+    seen.push_back(comm.policy().remembered());
     alltoall(comm, s, r);
-    seen.push_back(comm.choices().size());
+    seen.push_back(comm.policy().remembered());
     alltoall(comm, s, r); // the same problem: no new entry
-    seen.push_back(comm.choices().size());
+    seen.push_back(comm.policy().remembered());
     alltoall(comm, std::span(s).first(8), std::span(r).first(8)); // another block size
-    seen.push_back(comm.choices().size());
+    seen.push_back(comm.policy().remembered());
     broadcast(comm, s, 1);
     broadcast(comm, s, 2); // another root
-    seen.push_back(comm.choices().size());
+    seen.push_back(comm.policy().remembered());
     comm.set_cost_model(latency_bound); // a new model forgets the old picks
-    seen.push_back(comm.choices().size());
+    seen.push_back(comm.policy().remembered());
     return seen;
   });
   for (const auto& seen : sizes) CHECK(seen == std::vector<std::size_t>{0, 1, 1, 2, 4, 0});
@@ -259,6 +298,10 @@ TEST_CASE("default algorithm: a bad model is rejected by name", "[cost][select][
 {
   const auto errors = testing::run_on(Ring<>{2}, [&](auto& comm) {
     std::vector<std::string> what;
+    // The communicator starts with the model its endpoint suggests (the threads team's),
+    // not necessarily default_cost_model: the old model is that one.
+    const CostModel before = comm.cost_model();
+    const std::size_t word_bytes = comm.policy().word_bytes();
     for (const CostModel& bad : {CostModel{.t_s = -1}, CostModel{.t_w = std::numeric_limits<double>::infinity()}}) {
       try {
         comm.set_cost_model(bad);
@@ -272,14 +315,18 @@ TEST_CASE("default algorithm: a bad model is rejected by name", "[cost][select][
       what.emplace_back(e.what());
     }
     // The old model stays.
-    what.push_back(comm.cost_model().t_s == default_cost_model.t_s ? "kept" : "replaced");
+    const CostModel& after = comm.cost_model();
+    what.push_back(after.t_s == before.t_s && after.t_w == before.t_w && after.t_h == before.t_h &&
+                       after.t_r == before.t_r && comm.policy().word_bytes() == word_bytes
+                     ? "kept"
+                     : "replaced");
     return what;
   });
   for (const auto& what : errors) {
     REQUIRE(what.size() == 4);
     CHECK(what[0] == "collectives::CostModel: t_s must be finite and non-negative");
     CHECK(what[1] == "collectives::CostModel: t_w must be finite and non-negative");
-    CHECK(what[2] == "collectives::Communicator: word_bytes must be at least 1");
+    CHECK(what[2] == "collectives::SelectionPolicy: word_bytes must be at least 1");
     CHECK(what[3] == "kept");
   }
 }

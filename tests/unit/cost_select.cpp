@@ -1,6 +1,6 @@
 // Selection by cost (cost/select.hpp): at compile time on static topologies, at run time
 // on dynamic ones, always the argmin of the candidates' estimates; crossovers from the
-// closed forms against estimate(); bad input; with_cheapest() running the pick.
+// closed forms against estimate(); bad input; with_selected() running the pick.
 
 #include <catch2/catch.hpp>
 
@@ -16,6 +16,8 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 using namespace collectives;
@@ -28,7 +30,7 @@ constexpr CostModel latency{.t_s = 1, .t_w = 1e-3};
 constexpr CostModel bandwidth{.t_s = 0, .t_w = 1};
 
 // Compile time. Ring<6> is not a power of two: the hypercube algorithms are skipped by
-// type (instantiating them would trip their static_asserts), Bruck's ceil(log 6) = 3
+// type (fits_topology_type: they are never instantiated), Bruck's ceil(log 6) = 3
 // start-ups win for short blocks.
 static_assert(select<Collective::alltoall>(Ring<6>{}, latency, Problem{1}).name == "bruck");
 // Long blocks on a hypercube: the congestion-free pairwise exchange moves the least, and
@@ -39,13 +41,47 @@ static_assert(select<Collective::alltoall>(Hypercube<3>{}, CostModel{.t_w = 1, .
 static_assert(select<Collective::allgather>(Ring<8>{}, bandwidth, Problem{64}).name == "ring");
 // Short all-gather on a hypercube: log p start-ups.
 static_assert(select<Collective::allgather>(Hypercube<3>{}, latency, Problem{1}).name == "recursive_doubling");
-// pairwise, ring, ring_two_way, bruck: the dimensional algorithm needs two dimensions.
-static_assert(select<Collective::alltoall>(Ring<6>{}, latency, Problem{1}).candidates == 4);
+// Every algorithm that fits is estimated: on Ring<6> pairwise, ring, ring_two_way and
+// bruck, not the power-of-two ones nor the dimensional one (two dimensions).
+constexpr auto fit_ring6 = fitting_algorithms<Collective::alltoall>(Ring<6>{});
+static_assert(select<Collective::alltoall>(Ring<6>{}, latency, Problem{1}).candidates == fit_ring6.size());
+static_assert(fit_ring6.contains("pairwise") && fit_ring6.contains("ring") && fit_ring6.contains("ring_two_way") &&
+              fit_ring6.contains("bruck"));
+static_assert(!fit_ring6.contains("pairwise_xor") && !fit_ring6.contains("standard_exchange") &&
+              !fit_ring6.contains("all_port") && !fit_ring6.contains("dimensional"));
+
+/// select<C> on a static topology and on the same one with run-time extents: the same
+/// pick and estimate, for every collective of all_collectives.
+template <class S, class D, std::size_t... I>
+void check_static_dynamic(const S& fixed, const D& dynamic, const CostModel& model, const Problem& problem,
+                          std::index_sequence<I...>)
+{
+  const auto one = [&](auto c) {
+    constexpr Collective C = decltype(c)::value;
+    const Selection s = select<C>(fixed, model, problem);
+    const Selection d = select<C>(dynamic, model, problem);
+    INFO(collective_name(C) << " p = " << fixed.size() << " m = " << problem.m << ": " << s.name << " / " << d.name);
+    CHECK(s.index == d.index);
+    CHECK(s.name == d.name);
+    CHECK(s.time == d.time);
+    CHECK(s.candidates == d.candidates);
+  };
+  (one(std::integral_constant<Collective, all_collectives[I]>{}), ...);
+}
 
 } // namespace
 
 TEST_CASE("select: static and dynamic topologies agree", "[cost][select]")
 {
+  for (double m : {1.0, 1e4})
+    for (bool commutative : {true, false}) {
+      const CostModel model{1e-6, 1e-9, 5e-8};
+      const Problem problem{m, 5, 3, commutative};
+      const auto every = std::make_index_sequence<all_collectives.size()>{};
+      check_static_dynamic(Hypercube<3>{}, Hypercube<>::of_dims(3), model, problem, every);
+      check_static_dynamic(Mesh<4, 4>{}, Mesh<>{4, 4}, model, problem, every);
+      check_static_dynamic(Ring<6>{}, Ring<>{6}, model, problem, every);
+    }
   for (double m : {1.0, 1e4}) {
     const CostModel model{1e-6, 1e-9, 5e-8};
     const Selection s = select<Collective::alltoall>(Hypercube<3>{}, model, Problem{m});
@@ -82,11 +118,11 @@ TEST_CASE("crossovers: closed forms against estimate()", "[cost][select][crossov
     // (p - 1 start-ups and blocks): the seeds' short/long-message pair on a hypercube.
     const auto m = crossover([&](double x) { return cf::alltoall_standard_exchange_hypercube(model, p, x); },
                              [&](double x) { return cf::alltoall_pairwise_xor_hypercube(model, p, x); });
-    auto se = [&](double x) { return predict<Collective::alltoall>(alltoall_algorithm::standard_exchange, cube, model, Problem{x}).time; };
-    auto px = [&](double x) { return predict<Collective::alltoall>(alltoall_algorithm::pairwise_xor, cube, model, Problem{x}).time; };
+    auto se = [&](double x) { return predict(alltoall_algorithm::standard_exchange, cube, model, Problem{x}).time; };
+    auto px = [&](double x) { return predict(alltoall_algorithm::pairwise_xor, cube, model, Problem{x}).time; };
     check_crossing("standard exchange / pairwise xor, p = " + std::to_string(p), se, px, m);
     // The bisection on the estimates finds the same point.
-    const auto b = crossover<Collective::alltoall>(alltoall_algorithm::standard_exchange, alltoall_algorithm::pairwise_xor,
+    const auto b = crossover(alltoall_algorithm::standard_exchange, alltoall_algorithm::pairwise_xor,
                                                    cube, model, Problem{}, 1e-3, 1e9);
     REQUIRE(b.has_value());
     CHECK(std::abs(*b - *m) <= 1e-9 * *m);
@@ -96,20 +132,20 @@ TEST_CASE("crossovers: closed forms against estimate()", "[cost][select][crossov
     const auto m = crossover([&](double x) { return cf::allreduce_recursive_doubling_fully_connected(model, p, x); },
                              [&](double x) { return cf::allreduce_rabenseifner_fully_connected(model, p, x); });
     check_crossing("allreduce recursive doubling / Rabenseifner, p = " + std::to_string(p),
-                   [&](double x) { return predict<Collective::allreduce>(allreduce_algorithm::recursive_doubling, full, model, Problem{x}).time; },
-                   [&](double x) { return predict<Collective::allreduce>(allreduce_algorithm::rabenseifner, full, model, Problem{x}).time; },
+                   [&](double x) { return predict(allreduce_algorithm::recursive_doubling, full, model, Problem{x}).time; },
+                   [&](double x) { return predict(allreduce_algorithm::rabenseifner, full, model, Problem{x}).time; },
                    m);
     const auto mb = crossover([&](double x) { return cf::alltoall_bruck_fully_connected(model, p, x); },
                               [&](double x) { return cf::alltoall_pairwise_fully_connected(model, p, x); });
     check_crossing("alltoall Bruck / pairwise, p = " + std::to_string(p),
-                   [&](double x) { return predict<Collective::alltoall>(alltoall_algorithm::bruck, full, model, Problem{x}).time; },
-                   [&](double x) { return predict<Collective::alltoall>(alltoall_algorithm::pairwise, full, model, Problem{x}).time; },
+                   [&](double x) { return predict(alltoall_algorithm::bruck, full, model, Problem{x}).time; },
+                   [&](double x) { return predict(alltoall_algorithm::pairwise, full, model, Problem{x}).time; },
                    mb);
     const auto mt = crossover([&](double x) { return cf::broadcast_binomial_fully_connected(model, p, x); },
                               [&](double x) { return cf::broadcast_scatter_allgather_fully_connected(model, p, x); });
     check_crossing("broadcast binomial / scatter+allgather, p = " + std::to_string(p),
-                   [&](double x) { return predict<Collective::broadcast>(rooted_algorithm::binomial, full, model, Problem{x}).time; },
-                   [&](double x) { return predict<Collective::broadcast>(broadcast_algorithm::scatter_allgather, full, model, Problem{x}).time; },
+                   [&](double x) { return predict(broadcast_algorithm::binomial, full, model, Problem{x}).time; },
+                   [&](double x) { return predict(broadcast_algorithm::scatter_allgather, full, model, Problem{x}).time; },
                    mt);
   }
   // Parallel costs never cross.
@@ -129,19 +165,19 @@ TEST_CASE("select: bad input", "[cost][select]")
   CHECK_THROWS_AS(select<Collective::alltoall>(ring, latency, Problem{1e300}), std::invalid_argument);
   CHECK_THROWS_AS(select<Collective::broadcast>(ring, latency, Problem{1, 6}), std::invalid_argument);
   // Only power-of-two candidates on a ring of 6: none fits (at run time: dynamic size).
-  CHECK_THROWS_AS(select<Collective::alltoall>(hana::make_tuple(alltoall_algorithm::pairwise_xor), ring, latency, Problem{1}),
+  CHECK_THROWS_AS(select(hana::make_tuple(alltoall_algorithm::pairwise_xor), ring, latency, Problem{1}),
                   std::invalid_argument);
-  CHECK_THROWS_AS(predict<Collective::alltoall>(alltoall_algorithm::standard_exchange, ring, latency, Problem{1}),
+  CHECK_THROWS_AS(predict(alltoall_algorithm::standard_exchange, ring, latency, Problem{1}),
                   std::invalid_argument);
-  CHECK_THROWS_AS(predict<Collective::allreduce>(allreduce_algorithm::ring, ring, latency, Problem{1, 0, 1, false}),
+  CHECK_THROWS_AS(predict(allreduce_algorithm::ring, ring, latency, Problem{1, 0, 1, false}),
                   std::invalid_argument);
-  CHECK_THROWS_AS(estimate(PairwiseSchedule<Ring<>>(ring), ring, latency, -1.0), std::invalid_argument);
-  CHECK_THROWS_AS(estimate(PairwiseSchedule<Ring<>>(ring), Ring<>{5}, latency, 1.0), std::invalid_argument);
+  CHECK_THROWS_AS(estimate(PairwiseSchedule(ring.size()), ring, latency, -1.0), std::invalid_argument);
+  CHECK_THROWS_AS(estimate(PairwiseSchedule(ring.size()), Ring<>{5}, latency, 1.0), std::invalid_argument);
   CHECK_THROWS_AS(lower_bound(Collective::alltoall, ring, CostModel{.t_h = -1}, Problem{1}), std::invalid_argument);
   CHECK_THROWS_AS(cf::alltoall_pairwise_xor_hypercube(latency, 6, 1), std::invalid_argument);
 }
 
-TEST_CASE("with_cheapest runs the selected algorithm", "[cost][select]")
+TEST_CASE("with_selected runs the selected algorithm", "[cost][select]")
 {
   for (std::size_t p : {3, 4, 8}) {
     const Ring<> ring{p};
@@ -153,7 +189,7 @@ TEST_CASE("with_cheapest runs the selected algorithm", "[cost][select]")
       auto got = testing::run_on(ring, [&](auto& comm) {
         auto send = testing::alltoall_input<int>(p, m, comm.rank());
         std::vector<int> recv(p * m, -1);
-        with_cheapest<Collective::alltoall>(comm, model, Problem{words}, [&](auto alg) {
+        with_selected<Collective::alltoall>(comm.topology(), model, Problem{words}, [&](auto alg) {
           ran[comm.rank()] = decltype(alg)::name;
           alltoall(comm, send, recv, alg);
         });

@@ -1,17 +1,20 @@
 // Selection by cost over every collective: select() returns the argmin of the candidates'
 // estimates (ties to the earlier candidate) on rings, hypercubes, meshes and fully
-// connected networks, for latency- and bandwidth-bound models, roots and operators.
+// connected networks, for latency- and bandwidth-bound models, roots, operators that do
+// and do not commute, in place and not.
+// The collectives (all_collectives) and their algorithms (algorithms<C>) are read from
+// the registry, so a new collective or algorithm is swept without touching this file.
 // (Kept apart from cost_select.cpp: it instantiates every algorithm on four topologies.)
 
 #include <catch2/catch.hpp>
 
-#include <collectives/cost/fully_connected.hpp>
-#include <collectives/cost/select.hpp>
+#include <collectives/cost.hpp>
 
 #include <boost/hana/for_each.hpp>
 
 #include <cstddef>
 #include <string>
+#include <utility>
 
 using namespace collectives;
 namespace hana = boost::hana;
@@ -21,17 +24,17 @@ namespace {
 constexpr CostModel latency{.t_s = 1, .t_w = 1e-3};
 constexpr CostModel bandwidth{.t_s = 0, .t_w = 1};
 
-/// Brute force: the argmin of predict() over the default candidates (ties: first).
+/// Brute force: the argmin of predict() over collective C's algorithms (ties: first).
 template <Collective C, class T>
 Selection argmin(const T& topo, const CostModel& model, const Problem& problem)
 {
   Selection best;
   std::size_t at = 0;
-  hana::for_each(default_candidates<C>(), [&](auto tag) {
+  hana::for_each(algorithms<C>, [&](auto tag) {
     using Tag = decltype(tag);
-    if constexpr (fits_type_v<C, Tag, T>) {
-      if (fits<C, Tag>(topo, problem)) {
-        const double t = predict<C>(tag, topo, model, problem).time;
+    if constexpr (fits_topology_type<Tag, T>) {
+      if (fits(tag, topo, problem)) {
+        const double t = predict(tag, topo, model, problem).time;
         if (!best.found() || t < best.time) best = Selection{at, Tag::name, t, 0};
       }
     }
@@ -53,7 +56,7 @@ void check_select(const T& topo, const CostModel& model, const Problem& problem)
 }
 
 template <Collective C, class T>
-void check_all_models(const T& topo, bool commutative)
+void check_all_models(const T& topo)
 {
   const CostModel models[] = {
     latency, bandwidth, CostModel{1e-6, 1e-9, 5e-8, 1e-10},
@@ -62,22 +65,22 @@ void check_all_models(const T& topo, bool commutative)
   for (const CostModel& model : models)
     for (double m : {1.0, 100.0, 1e5})
       for (std::size_t root : {std::size_t{0}, topo.size() - 1})
-        check_select<C>(topo, model, Problem{m, root, 3, commutative});
+        for (bool commutative : {true, false})
+          for (bool in_place : {false, true})
+            check_select<C>(topo, model, Problem{m, root, 3, commutative, in_place});
+}
+
+/// check_all_models for every collective of all_collectives.
+template <class T, std::size_t... I>
+void check_every_collective(const T& topo, std::index_sequence<I...>)
+{
+  (check_all_models<all_collectives[I]>(topo), ...);
 }
 
 template <class T>
 void check_every_collective(const T& topo)
 {
-  check_all_models<Collective::alltoall>(topo, true);
-  check_all_models<Collective::allgather>(topo, true);
-  check_all_models<Collective::reduce_scatter>(topo, false);
-  check_all_models<Collective::allreduce>(topo, true);
-  check_all_models<Collective::broadcast>(topo, true);
-  check_all_models<Collective::reduce>(topo, false);
-  check_all_models<Collective::scatter>(topo, true);
-  check_all_models<Collective::gather>(topo, true);
-  check_all_models<Collective::scan>(topo, true);
-  check_all_models<Collective::shift>(topo, true);
+  check_every_collective(topo, std::make_index_sequence<all_collectives.size()>{});
 }
 
 } // namespace
