@@ -5,10 +5,10 @@
 // XOR), with per-block layouts; schedules that stage blocks in uniform scratch space
 // (ring, ring two-way) cannot take blocks of different sizes and are rejected.
 
-#include <collectives/algorithm/alltoall.hpp>
-#include <collectives/algorithm/alltoall/pairwise.hpp>
-#include <collectives/detail/bits.hpp>
+#include <collectives/algorithm/alltoallv.hpp>
 #include <collectives/collective/buffers.hpp>
+#include <collectives/collective/run.hpp>
+#include <collectives/detail/bits.hpp>
 #include <collectives/detail/require.hpp>
 #include <collectives/execution/communicator.hpp>
 #include <collectives/execution/executor.hpp>
