@@ -178,8 +178,8 @@ TEST_CASE("threads: size mismatches name the collective and the likely cause", "
     broadcast(comm, b, 0, broadcast_algorithm::binomial);
   });
   CHECK(o.type == "length_error");
-  CHECK_THAT(o.what, Contains("rank 1 expects 4000 bytes from rank 0, which sends 16000 bytes, in broadcast (binomial), "
-                              "call 1, step 0 of 1") &&
+  CHECK_THAT(o.what, Contains("rank 1 expects 4000 bytes from rank 0, which sends 16000 bytes "
+                              "(1000 and 4000 elements of 4 bytes), in broadcast (binomial), call 1, step 0 of 1") &&
                        Contains("cost model"));
 }
 
