@@ -175,6 +175,46 @@ TEST_CASE("allgather: send and receive the same buffer", "[allgather][alias]")
   CHECK(ran > 6);
 }
 
+TEST_CASE("allgather: an element type that is not default-constructible", "[allgather][nodefault]")
+{
+  std::size_t ran = 0;
+  for (std::size_t p : {1, 2, 3, 4, 8}) {
+    INFO("p = " << p);
+    const auto [rows, cols] = mesh_shape(p);
+    const Mesh<> mesh{rows, cols};
+    for (std::size_t m : {1, 3, 600}) {
+      std::vector<NoDefault> want;
+      for (std::size_t j = 0; j < p; ++j) {
+        const auto block = no_default_values(j, m);
+        want.insert(want.end(), block.begin(), block.end());
+      }
+      report(run_on(mesh, [&](auto& comm) {
+        Failures bad;
+        const std::size_t r = comm.rank();
+        for_each_fitting_and_default<AG>(mesh, Problem{}, [&](auto alg) {
+          std::vector<NoDefault> recv(p * m, NoDefault{-1, -1.0});
+          call_with(allgather, alg, comm, no_default_values(r, m), recv);
+          if (recv != want)
+            bad.push_back("allgather(" + name_of(alg) + ") of NoDefault, m = " + std::to_string(m) + ", rank " +
+                          std::to_string(r));
+        });
+        for_each_fitting_and_default<AG, true, true>(mesh, Problem{}, [&](auto alg) {
+          std::vector<NoDefault> buf(p * m, NoDefault{-1, -1.0});
+          const auto mine = no_default_values(r, m);
+          std::copy(mine.begin(), mine.end(), buf.begin() + static_cast<std::ptrdiff_t>(r * m));
+          call_with(allgather, alg, comm, buf);
+          if (buf != want)
+            bad.push_back("allgather(" + name_of(alg) + ") of NoDefault in place, m = " + std::to_string(m) +
+                          ", rank " + std::to_string(r));
+        });
+        return bad;
+      }));
+    }
+    ran += fitting_count<AG>(mesh);
+  }
+  CHECK(ran > 5);
+}
+
 TEST_CASE("blocks: the per-rank blocks of an allgather result", "[allgather][blocks]")
 {
   constexpr std::size_t p = 5, m = 3;
