@@ -152,7 +152,10 @@ void check_every_case(const char* collective, Body&& body)
     for (std::size_t n : sizes) {
       INFO(collective << ", " << red.name << ", n = " << n << ", p = " << p);
       Failures failures;
-      body(ep, red, n, failures);
+      // body returns how many (topology, algorithm) pairs it ran: at least a ring's default
+      // and one algorithm.
+      const std::size_t ran = body(ep, red, n, failures);
+      failures.expect(ran >= 2, "only " + std::to_string(ran) + " (topology, algorithm) pairs ran");
       CAPTURE(failures.names());
       CHECK(failures.names().empty());
     }
@@ -290,45 +293,53 @@ bool scan_matches_mpi(mpi::Endpoint& ep, const Red& red, const Topo& topo, std::
 TEST_CASE("every reduce algorithm over MPI equals MPI_Reduce", "[mpi][reduce]")
 {
   check_every_case("reduce", [](mpi::Endpoint& ep, const auto& red, std::size_t n, Failures& failures) {
+    std::size_t ran = 0;
     const std::size_t p = ep.size();
     for (std::size_t root : red.every_root ? roots_of(p) : std::vector<std::size_t>{p / 2})
-      for_each_algorithm_and_topology<Collective::reduce, std::remove_cvref_t<decltype(red)>::commutative>(
+      ran += for_each_algorithm_and_topology<Collective::reduce, std::remove_cvref_t<decltype(red)>::commutative>(
         p, [&](const auto& topo, auto alg, const std::string& where) {
           failures.expect(reduce_matches_mpi(ep, red, topo, n, root, alg),
                           name_of(alg) + " on " + where + " to root " + std::to_string(root));
         });
+    return ran;
   });
 }
 
 TEST_CASE("every allreduce algorithm over MPI equals MPI_Allreduce", "[mpi][allreduce]")
 {
   check_every_case("allreduce", [](mpi::Endpoint& ep, const auto& red, std::size_t n, Failures& failures) {
-    for_each_algorithm_and_topology<Collective::allreduce, std::remove_cvref_t<decltype(red)>::commutative>(
+    std::size_t ran = 0;
+    ran += for_each_algorithm_and_topology<Collective::allreduce, std::remove_cvref_t<decltype(red)>::commutative>(
       ep.size(), [&](const auto& topo, auto alg, const std::string& where) {
         failures.expect(allreduce_matches_mpi(ep, red, topo, n, alg), name_of(alg) + " on " + where);
       });
+    return ran;
   });
 }
 
 TEST_CASE("every reduce_scatter algorithm over MPI equals MPI_Reduce_scatter_block", "[mpi][reduce_scatter]")
 {
   check_every_case("reduce_scatter", [](mpi::Endpoint& ep, const auto& red, std::size_t n, Failures& failures) {
+    std::size_t ran = 0;
     // Blocks of n elements, but the long case sends n in all, as for the others.
     const std::size_t p = ep.size(), m = n > 7 ? (n + p - 1) / p : n;
-    for_each_algorithm_and_topology<Collective::reduce_scatter, std::remove_cvref_t<decltype(red)>::commutative>(
+    ran += for_each_algorithm_and_topology<Collective::reduce_scatter, std::remove_cvref_t<decltype(red)>::commutative>(
       p, [&](const auto& topo, auto alg, const std::string& where) {
         failures.expect(reduce_scatter_matches_mpi(ep, red, topo, m, alg), name_of(alg) + " on " + where);
       });
+    return ran;
   });
 }
 
 TEST_CASE("every scan and exscan algorithm over MPI equals MPI_Scan and MPI_Exscan", "[mpi][scan]")
 {
   check_every_case("scan", [](mpi::Endpoint& ep, const auto& red, std::size_t n, Failures& failures) {
-    for_each_algorithm_and_topology<Collective::scan, std::remove_cvref_t<decltype(red)>::commutative>(
+    std::size_t ran = 0;
+    ran += for_each_algorithm_and_topology<Collective::scan, std::remove_cvref_t<decltype(red)>::commutative>(
       ep.size(), [&](const auto& topo, auto alg, const std::string& where) {
         failures.expect(scan_matches_mpi(ep, red, topo, n, alg), name_of(alg) + " on " + where);
       });
+    return ran;
   });
 }
 
@@ -358,4 +369,57 @@ TEST_CASE("allreduce of inexact doubles gives the same bits on every rank, close
   testing::for_each_fitting_and_default<Collective::allreduce>(Ring<>{ep.size()}, Problem{}, check);
   CAPTURE(failures.names());
   CHECK(failures.names().empty());
+}
+
+namespace {
+
+/// The matrix product in MPI's array form only (as NativeMatProduct::combine):
+/// inout[i] = in[i] * inout[i], `in` holding the lower ranks' values.
+struct MatMulArray {
+  void apply(const Mat* in, Mat* inout, std::size_t n) const
+  {
+    for (std::size_t i = 0; i < n; ++i) inout[i] = mat_mul(in[i], inout[i]);
+  }
+};
+
+} // namespace
+
+TEST_CASE("an array operator (MPI's user-function convention) with allreduce and reduce equals MPI", "[mpi][allreduce][reduce]")
+{
+  const NativeMatProduct native;
+  const auto red = make_reduction<Mat>("matrix product", mat_mul, native.type(), native.op(), true);
+  mpi::Endpoint ep = or_abort([] { return mpi::Endpoint(MPI_COMM_WORLD); });
+  const std::size_t p = ep.size(), me = ep.rank(), root = p - 1;
+  for (std::size_t n : {1, 7, 10000}) {
+    INFO("n = " << n << ", p = " << p);
+    const auto send = red.contribution(me, n);
+    std::vector<Mat> want(n, poison<Mat>()), want_root(n, poison<Mat>());
+    MPI_Allreduce(send.data(), want.data(), static_cast<int>(n), native.type(), native.op(), MPI_COMM_WORLD);
+    MPI_Reduce(send.data(), want_root.data(), static_cast<int>(n), native.type(), native.op(), static_cast<int>(root),
+               MPI_COMM_WORLD);
+    Failures failures;
+    failures.expect(want == red.fold(p - 1, n), "MPI_Allreduce itself");
+    std::size_t ran = for_each_algorithm_and_topology<Collective::allreduce, false>(
+      p, [&](const auto& topo, auto alg, const std::string& where) {
+        std::vector<Mat> got(n, poison<Mat>());
+        or_abort([&] {
+          Comm<std::remove_cvref_t<decltype(topo)>> comm{ep, topo};
+          call_with(allreduce, alg, comm, send, got, MatMulArray{});
+        });
+        failures.expect(got == want, "allreduce(" + name_of(alg) + ") on " + where);
+      });
+    ran += for_each_algorithm_and_topology<Collective::reduce, false>(
+      p, [&](const auto& topo, auto alg, const std::string& where) {
+        std::vector<Mat> got(n, poison<Mat>());
+        or_abort([&] {
+          Comm<std::remove_cvref_t<decltype(topo)>> comm{ep, topo};
+          call_with(reduce, alg, comm, send, got, MatMulArray{}, root);
+        });
+        failures.expect(got == (me == root ? want_root : std::vector<Mat>(n, poison<Mat>())),
+                        "reduce(" + name_of(alg) + ") on " + where);
+      });
+    failures.expect(ran >= 4, "only " + std::to_string(ran) + " (topology, algorithm) pairs ran");
+    CAPTURE(failures.names());
+    CHECK(failures.names().empty());
+  }
 }

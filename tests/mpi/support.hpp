@@ -120,15 +120,21 @@ inline constexpr bool runs_in_place = [] {
 /// Calls run(topology, algorithm, where) for every algorithm of collective C that fits p
 /// ranks -- read from the registry, so a new algorithm is covered without touching the
 /// tests -- and then the default, on a ring and on each product topology of
-/// for_each_product_topology (the operator commutative or not: Commutative).
+/// for_each_product_topology (the operator commutative or not: Commutative). Returns how
+/// many (topology, algorithm) pairs ran, the defaults included.
 template <Collective C, bool Commutative = true, class Run>
-void for_each_algorithm_and_topology(std::size_t p, Run&& run)
+std::size_t for_each_algorithm_and_topology(std::size_t p, Run&& run)
 {
+  std::size_t ran = 0;
   const auto on = [&](const auto& topo, const std::string& where) {
-    testing::for_each_fitting_and_default<C, Commutative>(topo, Problem{}, [&](auto alg) { run(topo, alg, where); });
+    testing::for_each_fitting_and_default<C, Commutative>(topo, Problem{}, [&](auto alg) {
+      run(topo, alg, where);
+      ++ran;
+    });
   };
   on(Ring<>{p}, std::string("a ring"));
   for_each_product_topology(p, on);
+  return ran;
 }
 
 /// The checks that failed, by name; every rank holds the same list.
