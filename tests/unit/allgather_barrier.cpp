@@ -70,7 +70,7 @@ void check_allgather_in_place(Comm& comm, std::size_t m, Alg alg, Failures& bad)
 }
 
 /// On this rank: send and recv the same buffer: the send range is the first m elements of
-/// the receive range (as if send had been copied first).
+/// the receive range, then block r of it (as if send had been copied first).
 template <class T, class Comm, class Alg>
 void check_allgather_aliased(Comm& comm, std::size_t m, Alg alg, Failures& bad)
 {
@@ -80,6 +80,12 @@ void check_allgather_aliased(Comm& comm, std::size_t m, Alg alg, Failures& bad)
   std::copy(mine.begin(), mine.end(), buf.begin());
   call_with(allgather, alg, comm, std::span<const T>(buf.data(), m), buf);
   if (buf != gathered<T>(p, m)) bad.push_back("allgather aliased(" + allgather_what<T>(alg, p, m, r));
+  // The send range as block r of the receive range (MPI_IN_PLACE's layout, through the
+  // out-of-place call).
+  std::vector<T> at_r(p * m, poison<T>());
+  std::copy(mine.begin(), mine.end(), at_r.begin() + static_cast<std::ptrdiff_t>(r * m));
+  call_with(allgather, alg, comm, std::span<const T>(at_r.data() + r * m, m), at_r);
+  if (at_r != gathered<T>(p, m)) bad.push_back("allgather aliased at block r(" + allgather_what<T>(alg, p, m, r));
 }
 
 /// Every allgather algorithm that fits topo (read from the registry) and the default, out
