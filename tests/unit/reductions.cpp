@@ -543,6 +543,11 @@ TEST_CASE("reductions: send and receive the same buffer", "[reductions][alias]")
         const auto want = cs.fold(0, p - 1, r * n, n);
         if (!std::equal(want.begin(), want.end(), buf.begin()))
           bad.push_back(describe<C, decltype(alg)>("reduce_scatter", cs, p, n, r, "aliased "));
+        // The receive range as block r of the send range.
+        auto at_r = cs.contribution(r, p * n);
+        call_with(reduce_scatter, alg, comm, at_r, std::span<T>(at_r).subspan(r * n, n), cs.op);
+        if (!std::equal(want.begin(), want.end(), at_r.begin() + static_cast<std::ptrdiff_t>(r * n)))
+          bad.push_back(describe<C, decltype(alg)>("reduce_scatter", cs, p, n, r, "aliased at block r "));
       });
       for_each_scan<C, Algorithms::all>(topo, [&](auto alg) {
         auto buf = cs.contribution(r, n);
