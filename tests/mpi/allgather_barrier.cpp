@@ -19,9 +19,9 @@
 
 using namespace collectives;
 using collectives::mpi_testing::call_with;
-using collectives::mpi_testing::default_algorithm;
 using collectives::mpi_testing::Failures;
-using collectives::mpi_testing::for_each_product_topology;
+using collectives::mpi_testing::for_each_algorithm_and_topology;
+using collectives::mpi_testing::name_of;
 using collectives::mpi_testing::hypercube_dimension;
 using collectives::mpi_testing::mpi_datatype;
 using collectives::mpi_testing::or_abort;
@@ -47,7 +47,8 @@ bool allgather_matches_mpi(mpi::Endpoint& ep, const Topo& topo, std::size_t m, A
   or_abort([&] {
     Comm<Topo> comm{ep, topo};
     call_with(allgather, alg, comm, send, got);
-    call_with(allgather, alg, comm, in_place);
+    if constexpr (mpi_testing::runs_in_place<Alg>) call_with(allgather, alg, comm, in_place);
+    else in_place = gathered<T>(p, m); // an algorithm that cannot run in place is not called so
   });
   const MPI_Datatype type = mpi_datatype<T>();
   const int count = static_cast<int>(m);
@@ -56,24 +57,6 @@ bool allgather_matches_mpi(mpi::Endpoint& ep, const Topo& topo, std::size_t m, A
   return got == want && want == gathered<T>(p, m) && in_place == in_place_want && in_place == want;
 }
 
-template <class Run>
-void for_each_allgather_algorithm(std::size_t p, Run&& run)
-{
-  const Ring<> ring{p};
-  run(ring, default_algorithm, "a ring");
-  run(ring, allgather_algorithm::ring, "a ring");
-  run(ring, allgather_algorithm::bruck, "a ring");
-  if (const auto d = hypercube_dimension(p)) {
-    const Hypercube<> cube = Hypercube<>::of_dims(*d);
-    run(cube, default_algorithm, "a hypercube");
-    run(cube, allgather_algorithm::recursive_doubling, "a hypercube");
-  }
-  for_each_product_topology(p, [&](const auto& topo, const std::string& where) {
-    run(topo, allgather_algorithm::dimensional, where);
-  });
-  const auto [rows, cols] = mpi_testing::mesh_shape(p);
-  run(Mesh<>{rows, cols}, default_algorithm, "a mesh");
-}
 
 /// Nanoseconds on the node's monotonic clock, which all processes of a node share.
 std::int64_t now_ns()
@@ -114,9 +97,11 @@ TEMPLATE_TEST_CASE("every allgather algorithm over MPI equals MPI_Allgather", "[
   for (std::size_t m : {0, 1, 7, 10000}) {
     INFO("allgather of blocks of " << m << " elements of " << sizeof(TestType) << " bytes, p = " << p);
     Failures failures;
-    for_each_allgather_algorithm(p, [&](const auto& topo, auto alg, const std::string& where) {
-      failures.expect(allgather_matches_mpi<TestType>(ep, topo, m, alg), std::string(alg.name) + " on " + where);
-    });
+    const std::size_t ran = for_each_algorithm_and_topology<Collective::allgather>(
+      p, [&](const auto& topo, auto alg, const std::string& where) {
+        failures.expect(allgather_matches_mpi<TestType>(ep, topo, m, alg), name_of(alg) + " on " + where);
+      });
+    failures.expect(ran >= 3, "only " + std::to_string(ran) + " (topology, algorithm) pairs ran");
     CAPTURE(failures.names());
     CHECK(failures.names().empty());
   }
@@ -136,12 +121,12 @@ TEST_CASE("every barrier algorithm waits for the last rank to enter", "[mpi][bar
     auto run = [&](const auto& topo, auto alg, const std::string& where) {
       const std::size_t late = (round++ * (p / 2 + 1) + p - 1) % p;
       failures.expect(barrier_waits_for_the_last(ep, node, topo, late, alg),
-                      std::string(alg.name) + " on " + where + ", rank " + std::to_string(late) + " late");
+                      name_of(alg) + " on " + where + ", rank " + std::to_string(late) + " late");
     };
+    // Every algorithm of barrier's list that fits, and the default.
     auto each_algorithm = [&](const auto& topo, const std::string& where) {
-      run(topo, default_algorithm, where);
-      run(topo, barrier_algorithm::dissemination, where);
-      run(topo, barrier_algorithm::allreduce, where);
+      testing::for_each_fitting_and_default<Collective::barrier>(topo, Problem{},
+                                                                 [&](auto alg) { run(topo, alg, where); });
     };
     each_algorithm(Ring<>{p}, "a ring");
     if (const auto d = hypercube_dimension(p)) each_algorithm(Hypercube<>::of_dims(*d), "a hypercube");

@@ -8,20 +8,6 @@
 
 #include "support.hpp"
 
-#include <collectives/algorithm/alltoall.hpp>
-#if __has_include(<collectives/algorithm/alltoall/bruck.hpp>)
-#include <collectives/algorithm/alltoall/bruck.hpp>
-#define COLLECTIVES_TEST_BRUCK 1
-#endif
-#if __has_include(<collectives/algorithm/alltoall/hypercube.hpp>)
-#include <collectives/algorithm/alltoall/hypercube.hpp>
-#define COLLECTIVES_TEST_HYPERCUBE 1
-#endif
-#if __has_include(<collectives/algorithm/alltoall/dimensional.hpp>)
-#include <collectives/algorithm/alltoall/dimensional.hpp>
-#define COLLECTIVES_TEST_DIMENSIONAL 1
-#endif
-
 #include <climits>
 #include <cstddef>
 #include <string>
@@ -29,7 +15,6 @@
 
 using namespace collectives;
 using collectives::mpi_testing::all_ranks;
-using collectives::mpi_testing::mesh_shape;
 using collectives::mpi_testing::or_abort;
 using collectives::mpi_testing::world_rank;
 using collectives::mpi_testing::world_size;
@@ -56,49 +41,27 @@ bool matches_mpi_alltoall(mpi::Endpoint& ep, const Topo& topo, std::size_t m, Al
   std::vector<T> got(p * m, testing::poison<T>()), want(p * m, testing::poison<T>());
   or_abort([&] {
     Communicator<mpi::Endpoint, Topo> comm{ep, topo};
-    alltoall(comm, send, got, alg);
+    mpi_testing::call_with(alltoall, alg, comm, send, got);
   });
   const auto [type, count] = mpi_layout<T>(m);
   MPI_Alltoall(send.data(), count, type, want.data(), count, type, MPI_COMM_WORLD);
   return all_ranks(got == want && want == testing::alltoall_reference<T>(p, m, me));
 }
 
-/// Every algorithm that fits p, each on the topologies it is meant for. `check(topo,
-/// alg, what)` returns true on success; the failures' names are returned.
+/// Every algorithm of alltoall's list (read from the registry) that fits p, and the
+/// default, on a ring and on the product topologies of p (mesh, hypercube, torus).
+/// `check(topo, alg)` returns true on success; the failures' names are returned.
 template <class Check>
 std::vector<std::string> for_each_algorithm(std::size_t p, Check&& check)
 {
   std::vector<std::string> failed;
-  const bool pow2 = (p & (p - 1)) == 0;
-  const Ring<> ring{p};
-  auto run = [&](const auto& topo, auto alg, const std::string& where) {
-    if (!check(topo, alg)) failed.push_back(std::string(alg.name) + " on " + where);
-  };
-  run(ring, alltoall_algorithm::automatic, "a ring");
-  run(ring, alltoall_algorithm::pairwise, "a ring");
-  run(ring, alltoall_algorithm::ring, "a ring");
-  run(ring, alltoall_algorithm::ring_two_way, "a ring");
-  if (pow2) run(ring, alltoall_algorithm::pairwise_xor, "a ring");
-#ifdef COLLECTIVES_TEST_BRUCK
-  run(ring, alltoall_algorithm::bruck, "a ring");
-#endif
-  std::size_t d = 0;
-  while ((std::size_t{1} << d) < p) ++d;
-#ifdef COLLECTIVES_TEST_HYPERCUBE
-  if (pow2) {
-    const Hypercube<> cube = Hypercube<>::of_dims(d);
-    run(cube, alltoall_algorithm::standard_exchange, "a hypercube");
-    run(cube, alltoall_algorithm::all_port, "a hypercube");
-    run(cube, alltoall_algorithm::pairwise_xor, "a hypercube");
-  }
-#endif
-#ifdef COLLECTIVES_TEST_DIMENSIONAL
-  const auto [rows, cols] = mesh_shape(p);
-  run(Mesh<>{rows, cols}, alltoall_algorithm::dimensional,
-      "a " + std::to_string(rows) + "x" + std::to_string(cols) + " mesh");
-  if (pow2 && d >= 2) run(Hypercube<>::of_dims(d), alltoall_algorithm::dimensional, "a hypercube");
-  if (p == 8) run(Torus<dynamic_extent, dynamic_extent, dynamic_extent>{2, 2, 2}, alltoall_algorithm::dimensional, "a 2x2x2 torus");
-#endif
+  std::size_t ran = 0;
+  mpi_testing::for_each_algorithm_and_topology<Collective::alltoall>(
+    p, [&](const auto& topo, auto alg, const std::string& where) {
+      ++ran;
+      if (!check(topo, alg)) failed.push_back(mpi_testing::name_of(alg) + " on " + where);
+    });
+  if (ran < 4) failed.push_back("only " + std::to_string(ran) + " algorithms ran");
   return failed;
 }
 

@@ -1,19 +1,10 @@
 // alltoallv over the MPI transport equals MPI_Alltoallv, and shift equals the
-// MPI_Sendrecv it stands for, for every algorithm of each, on the same input. Compiled
-// only in so far as the headers exist (they were written alongside the transport).
+// MPI_Sendrecv it stands for, for every algorithm of each (read from the registry) and
+// the default, on the same input.
 
 #include <catch2/catch.hpp>
 
 #include "support.hpp"
-
-#if __has_include(<collectives/algorithm/alltoallv.hpp>)
-#include <collectives/algorithm/alltoallv.hpp>
-#define COLLECTIVES_TEST_ALLTOALLV 1
-#endif
-#if __has_include(<collectives/algorithm/shift.hpp>)
-#include <collectives/algorithm/shift.hpp>
-#define COLLECTIVES_TEST_SHIFT 1
-#endif
 
 #include <cstddef>
 #include <string>
@@ -46,7 +37,6 @@ std::vector<int> to_int(const std::vector<std::size_t>& v, std::size_t scale)
 
 } // namespace
 
-#ifdef COLLECTIVES_TEST_ALLTOALLV
 
 namespace {
 
@@ -106,14 +96,13 @@ void check_alltoallv(std::size_t scale)
     std::vector<T> got(rn, testing::poison<T>()), got_packed(rpn, testing::poison<T>());
     or_abort([&] {
       Communicator comm{ep};
-      alltoallv(comm, send, sc, sd, got, rc, rd, alg);
-      alltoallv(comm, send_packed, sc, got_packed, rc, alg);
+      mpi_testing::call_with(alltoallv, alg, comm, send, sc, sd, got, rc, rd);
+      mpi_testing::call_with(alltoallv, alg, comm, send_packed, sc, got_packed, rc);
     });
-    if (!all_ranks(got == want && got_packed == want_packed)) failed.push_back(alg.name);
+    if (!all_ranks(got == want && got_packed == want_packed)) failed.push_back(mpi_testing::name_of(alg));
   };
-  run(alltoall_algorithm::automatic);
-  run(alltoall_algorithm::pairwise);
-  if ((p & (p - 1)) == 0) run(alltoall_algorithm::pairwise_xor);
+  // Every algorithm of alltoallv's list that fits p (on the world's ring), and the default.
+  testing::for_each_fitting_and_default<Collective::alltoallv>(Ring<>{p}, Problem{}, run);
   CAPTURE(failed);
   CHECK(failed.empty());
 }
@@ -129,14 +118,7 @@ TEST_CASE("alltoallv over MPI equals MPI_Alltoallv", "[mpi][alltoallv]")
   }
 }
 
-#else
-TEST_CASE("alltoallv over MPI equals MPI_Alltoallv", "[mpi][alltoallv][!mayfail]")
-{
-  WARN("include/collectives/algorithm/alltoallv.hpp is absent: not tested");
-}
-#endif
 
-#ifdef COLLECTIVES_TEST_SHIFT
 
 namespace {
 
@@ -156,7 +138,7 @@ bool shift_matches(mpi::Endpoint& ep, const Topo& topo, std::size_t m, std::ptrd
   for (std::size_t i = 0; i < m; ++i) send[i] = testing::make_value<T>(me, i);
   or_abort([&] {
     Communicator<mpi::Endpoint, Topo> comm{ep, topo};
-    shift(comm, send, got, q, alg);
+    mpi_testing::call_with(shift, alg, comm, send, got, q);
   });
   const auto [type, unit] = mpi_unit<T>();
   const int n = static_cast<int>(m * unit);
@@ -182,10 +164,15 @@ void check_shift(std::size_t m)
     const std::size_t to = mod(static_cast<std::ptrdiff_t>(me) + q, p);
     const std::size_t from = mod(static_cast<std::ptrdiff_t>(me) - q, p);
     const std::string at = " q=" + std::to_string(q);
-    if (!shift_matches<T>(ep, ring, m, q, shift_algorithm::automatic, to, from)) failed.push_back("automatic" + at);
-    if (!shift_matches<T>(ep, ring, m, q, shift_algorithm::direct, to, from)) failed.push_back("direct" + at);
-    if (!shift_matches<T>(ep, ring, m, q, shift_algorithm::ring, to, from)) failed.push_back("ring" + at);
-    if (!shift_matches<T>(ep, mesh, m, q, shift_algorithm::mesh, to, from)) failed.push_back("mesh" + at);
+    // Every algorithm of shift's list that fits, and the default, on the ring and the mesh.
+    const auto on = [&](const auto& topo, const std::string& where) {
+      testing::for_each_fitting_and_default<Collective::shift>(topo, Problem{.q = q}, [&](auto alg) {
+        if (!shift_matches<T>(ep, topo, m, q, alg, to, from))
+          failed.push_back(mpi_testing::name_of(alg) + " on " + where + at);
+      });
+    };
+    on(ring, "a ring");
+    on(mesh, "a mesh");
     if ((p & (p - 1)) == 0 && p >= 2) {
       // Positions on the Gray-code ring shift, not ranks.
       const std::size_t pos = embedded_ring_position(me);
@@ -210,9 +197,3 @@ TEST_CASE("shift over MPI equals MPI_Sendrecv", "[mpi][shift]")
   check_shift<Particle>(7);
 }
 
-#else
-TEST_CASE("shift over MPI equals MPI_Sendrecv", "[mpi][shift][!mayfail]")
-{
-  WARN("include/collectives/algorithm/shift.hpp is absent: not tested");
-}
-#endif

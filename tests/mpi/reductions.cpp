@@ -23,10 +23,9 @@
 
 using namespace collectives;
 using collectives::mpi_testing::call_with;
-using collectives::mpi_testing::default_algorithm;
 using collectives::mpi_testing::Failures;
-using collectives::mpi_testing::for_each_product_topology;
-using collectives::mpi_testing::hypercube_dimension;
+using collectives::mpi_testing::for_each_algorithm_and_topology;
+using collectives::mpi_testing::name_of;
 using collectives::mpi_testing::mpi_datatype;
 using collectives::mpi_testing::or_abort;
 using collectives::mpi_testing::world_size;
@@ -153,7 +152,10 @@ void check_every_case(const char* collective, Body&& body)
     for (std::size_t n : sizes) {
       INFO(collective << ", " << red.name << ", n = " << n << ", p = " << p);
       Failures failures;
-      body(ep, red, n, failures);
+      // body returns how many (topology, algorithm) pairs it ran: at least a ring's default
+      // and one algorithm.
+      const std::size_t ran = body(ep, red, n, failures);
+      failures.expect(ran >= 2, "only " + std::to_string(ran) + " (topology, algorithm) pairs ran");
       CAPTURE(failures.names());
       CHECK(failures.names().empty());
     }
@@ -198,23 +200,6 @@ bool reduce_matches_mpi(mpi::Endpoint& ep, const Red& red, const Topo& topo, std
   return got == want && want == fold && (!copies_in_place<Alg> || (in_place == in_place_want && in_place == fold));
 }
 
-template <class Run>
-void for_each_reduce_algorithm(std::size_t p, Run&& run)
-{
-  const Ring<> ring{p};
-  run(ring, default_algorithm, "a ring");
-  run(ring, reduce_algorithm::binomial, "a ring");
-  run(ring, reduce_algorithm::ring, "a ring");
-  run(ring, reduce_algorithm::reduce_scatter_gather, "a ring");
-  if (const auto d = hypercube_dimension(p)) {
-    const Hypercube<> cube = Hypercube<>::of_dims(*d);
-    run(cube, default_algorithm, "a hypercube");
-    run(cube, reduce_algorithm::hypercube, "a hypercube");
-  }
-  for_each_product_topology(p, [&](const auto& topo, const std::string& where) {
-    run(topo, reduce_algorithm::dimensional, where);
-  });
-}
 
 // ---------------------------------------------------------------------------------------
 // allreduce
@@ -226,8 +211,8 @@ bool allreduce_matches_mpi(mpi::Endpoint& ep, const Red& red, const Topo& topo, 
   using T = typename Red::T;
   const auto send = red.contribution(ep.rank(), n);
   std::vector<T> got(n, poison<T>()), want(n, poison<T>());
-  // The ring does not work in place (it throws): only the others run in place.
-  constexpr bool has_in_place = !std::is_same_v<Alg, allreduce_algorithm::Ring>;
+  // The algorithms that need separate buffers (the ring) do not compile in place.
+  constexpr bool has_in_place = mpi_testing::runs_in_place<Alg>;
   auto in_place = send;
   or_abort([&] {
     Comm<Topo> comm{ep, topo};
@@ -238,22 +223,6 @@ bool allreduce_matches_mpi(mpi::Endpoint& ep, const Red& red, const Topo& topo, 
   return got == want && want == red.fold(ep.size() - 1, n) && (!has_in_place || in_place == want);
 }
 
-template <bool Commutative, class Run>
-void for_each_allreduce_algorithm(std::size_t p, Run&& run)
-{
-  const Ring<> ring{p};
-  run(ring, default_algorithm, "a ring");
-  run(ring, allreduce_algorithm::recursive_doubling, "a ring");
-  run(ring, allreduce_algorithm::rabenseifner, "a ring");
-  run(ring, allreduce_algorithm::reduce_broadcast, "a ring");
-  if constexpr (Commutative) run(ring, allreduce_algorithm::ring, "a ring");
-  if (const auto d = hypercube_dimension(p)) {
-    const Hypercube<> cube = Hypercube<>::of_dims(*d);
-    run(cube, default_algorithm, "a hypercube");
-    run(cube, allreduce_algorithm::recursive_doubling, "a hypercube");
-    run(cube, allreduce_algorithm::rabenseifner, "a hypercube");
-  }
-}
 
 // ---------------------------------------------------------------------------------------
 // reduce_scatter
@@ -284,23 +253,6 @@ bool reduce_scatter_matches_mpi(mpi::Endpoint& ep, const Red& red, const Topo& t
   return got == want && want == fold && (!copies_in_place<Alg> || (in_place == in_place_want && in_place == fold));
 }
 
-template <bool Commutative, class Run>
-void for_each_reduce_scatter_algorithm(std::size_t p, Run&& run)
-{
-  const Ring<> ring{p};
-  run(ring, default_algorithm, "a ring");
-  run(ring, reduce_scatter_algorithm::pairwise, "a ring");
-  if constexpr (Commutative) run(ring, reduce_scatter_algorithm::ring, "a ring");
-  if (const auto d = hypercube_dimension(p)) {
-    const Hypercube<> cube = Hypercube<>::of_dims(*d);
-    run(cube, default_algorithm, "a hypercube");
-    run(cube, reduce_scatter_algorithm::recursive_halving, "a hypercube");
-  }
-  if constexpr (Commutative)
-    for_each_product_topology(p, [&](const auto& topo, const std::string& where) {
-      run(topo, reduce_scatter_algorithm::dimensional, where);
-    });
-}
 
 // ---------------------------------------------------------------------------------------
 // scan and exscan
@@ -335,63 +287,59 @@ bool scan_matches_mpi(mpi::Endpoint& ep, const Red& red, const Topo& topo, std::
          (!copies_in_place<Alg> || ex_in_place == ex_want);
 }
 
-template <class Run>
-void for_each_scan_algorithm(std::size_t p, Run&& run)
-{
-  const Ring<> ring{p};
-  run(ring, default_algorithm, "a ring");
-  run(ring, scan_algorithm::ring, "a ring");
-  run(ring, scan_algorithm::recursive_doubling, "a ring");
-  if (const auto d = hypercube_dimension(p)) {
-    const Hypercube<> cube = Hypercube<>::of_dims(*d);
-    run(cube, default_algorithm, "a hypercube");
-    run(cube, scan_algorithm::hypercube, "a hypercube");
-    run(cube, scan_algorithm::recursive_doubling, "a hypercube");
-  }
-}
 
 } // namespace
 
 TEST_CASE("every reduce algorithm over MPI equals MPI_Reduce", "[mpi][reduce]")
 {
   check_every_case("reduce", [](mpi::Endpoint& ep, const auto& red, std::size_t n, Failures& failures) {
+    std::size_t ran = 0;
     const std::size_t p = ep.size();
     for (std::size_t root : red.every_root ? roots_of(p) : std::vector<std::size_t>{p / 2})
-      for_each_reduce_algorithm(p, [&](const auto& topo, auto alg, const std::string& where) {
-        failures.expect(reduce_matches_mpi(ep, red, topo, n, root, alg),
-                        std::string(alg.name) + " on " + where + " to root " + std::to_string(root));
-      });
+      ran += for_each_algorithm_and_topology<Collective::reduce, std::remove_cvref_t<decltype(red)>::commutative>(
+        p, [&](const auto& topo, auto alg, const std::string& where) {
+          failures.expect(reduce_matches_mpi(ep, red, topo, n, root, alg),
+                          name_of(alg) + " on " + where + " to root " + std::to_string(root));
+        });
+    return ran;
   });
 }
 
 TEST_CASE("every allreduce algorithm over MPI equals MPI_Allreduce", "[mpi][allreduce]")
 {
   check_every_case("allreduce", [](mpi::Endpoint& ep, const auto& red, std::size_t n, Failures& failures) {
-    for_each_allreduce_algorithm<std::remove_cvref_t<decltype(red)>::commutative>(
+    std::size_t ran = 0;
+    ran += for_each_algorithm_and_topology<Collective::allreduce, std::remove_cvref_t<decltype(red)>::commutative>(
       ep.size(), [&](const auto& topo, auto alg, const std::string& where) {
-        failures.expect(allreduce_matches_mpi(ep, red, topo, n, alg), std::string(alg.name) + " on " + where);
+        failures.expect(allreduce_matches_mpi(ep, red, topo, n, alg), name_of(alg) + " on " + where);
       });
+    return ran;
   });
 }
 
 TEST_CASE("every reduce_scatter algorithm over MPI equals MPI_Reduce_scatter_block", "[mpi][reduce_scatter]")
 {
   check_every_case("reduce_scatter", [](mpi::Endpoint& ep, const auto& red, std::size_t n, Failures& failures) {
+    std::size_t ran = 0;
     // Blocks of n elements, but the long case sends n in all, as for the others.
     const std::size_t p = ep.size(), m = n > 7 ? (n + p - 1) / p : n;
-    for_each_reduce_scatter_algorithm<std::remove_cvref_t<decltype(red)>::commutative>(
+    ran += for_each_algorithm_and_topology<Collective::reduce_scatter, std::remove_cvref_t<decltype(red)>::commutative>(
       p, [&](const auto& topo, auto alg, const std::string& where) {
-        failures.expect(reduce_scatter_matches_mpi(ep, red, topo, m, alg), std::string(alg.name) + " on " + where);
+        failures.expect(reduce_scatter_matches_mpi(ep, red, topo, m, alg), name_of(alg) + " on " + where);
       });
+    return ran;
   });
 }
 
 TEST_CASE("every scan and exscan algorithm over MPI equals MPI_Scan and MPI_Exscan", "[mpi][scan]")
 {
   check_every_case("scan", [](mpi::Endpoint& ep, const auto& red, std::size_t n, Failures& failures) {
-    for_each_scan_algorithm(ep.size(), [&](const auto& topo, auto alg, const std::string& where) {
-      failures.expect(scan_matches_mpi(ep, red, topo, n, alg), std::string(alg.name) + " on " + where);
-    });
+    std::size_t ran = 0;
+    ran += for_each_algorithm_and_topology<Collective::scan, std::remove_cvref_t<decltype(red)>::commutative>(
+      ep.size(), [&](const auto& topo, auto alg, const std::string& where) {
+        failures.expect(scan_matches_mpi(ep, red, topo, n, alg), name_of(alg) + " on " + where);
+      });
+    return ran;
   });
 }
 
@@ -415,13 +363,63 @@ TEST_CASE("allreduce of inexact doubles gives the same bits on every rank, close
     MPI_Allreduce(send.data(), want.data(), static_cast<int>(n), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     bool close = true;
     for (std::size_t i = 0; i < n; ++i) close = close && std::abs(got[i] - want[i]) <= 1e-12 * std::abs(want[i]);
-    failures.expect(got == first && close, alg.name);
+    failures.expect(got == first && close, name_of(alg));
   };
-  check(default_algorithm);
-  check(allreduce_algorithm::recursive_doubling);
-  check(allreduce_algorithm::rabenseifner);
-  check(allreduce_algorithm::ring);
-  check(allreduce_algorithm::reduce_broadcast);
+  // Every algorithm of allreduce's list that fits, and the default.
+  testing::for_each_fitting_and_default<Collective::allreduce>(Ring<>{ep.size()}, Problem{}, check);
   CAPTURE(failures.names());
   CHECK(failures.names().empty());
+}
+
+namespace {
+
+/// The matrix product in MPI's array form only (as NativeMatProduct::combine):
+/// inout[i] = in[i] * inout[i], `in` holding the lower ranks' values.
+struct MatMulArray {
+  void apply(const Mat* in, Mat* inout, std::size_t n) const
+  {
+    for (std::size_t i = 0; i < n; ++i) inout[i] = mat_mul(in[i], inout[i]);
+  }
+};
+
+} // namespace
+
+TEST_CASE("an array operator (MPI's user-function convention) with allreduce and reduce equals MPI", "[mpi][allreduce][reduce]")
+{
+  const NativeMatProduct native;
+  const auto red = make_reduction<Mat>("matrix product", mat_mul, native.type(), native.op(), true);
+  mpi::Endpoint ep = or_abort([] { return mpi::Endpoint(MPI_COMM_WORLD); });
+  const std::size_t p = ep.size(), me = ep.rank(), root = p - 1;
+  for (std::size_t n : {1, 7, 10000}) {
+    INFO("n = " << n << ", p = " << p);
+    const auto send = red.contribution(me, n);
+    std::vector<Mat> want(n, poison<Mat>()), want_root(n, poison<Mat>());
+    MPI_Allreduce(send.data(), want.data(), static_cast<int>(n), native.type(), native.op(), MPI_COMM_WORLD);
+    MPI_Reduce(send.data(), want_root.data(), static_cast<int>(n), native.type(), native.op(), static_cast<int>(root),
+               MPI_COMM_WORLD);
+    Failures failures;
+    failures.expect(want == red.fold(p - 1, n), "MPI_Allreduce itself");
+    std::size_t ran = for_each_algorithm_and_topology<Collective::allreduce, false>(
+      p, [&](const auto& topo, auto alg, const std::string& where) {
+        std::vector<Mat> got(n, poison<Mat>());
+        or_abort([&] {
+          Comm<std::remove_cvref_t<decltype(topo)>> comm{ep, topo};
+          call_with(allreduce, alg, comm, send, got, MatMulArray{});
+        });
+        failures.expect(got == want, "allreduce(" + name_of(alg) + ") on " + where);
+      });
+    ran += for_each_algorithm_and_topology<Collective::reduce, false>(
+      p, [&](const auto& topo, auto alg, const std::string& where) {
+        std::vector<Mat> got(n, poison<Mat>());
+        or_abort([&] {
+          Comm<std::remove_cvref_t<decltype(topo)>> comm{ep, topo};
+          call_with(reduce, alg, comm, send, got, MatMulArray{}, root);
+        });
+        failures.expect(got == (me == root ? want_root : std::vector<Mat>(n, poison<Mat>())),
+                        "reduce(" + name_of(alg) + ") on " + where);
+      });
+    failures.expect(ran >= 4, "only " + std::to_string(ran) + " (topology, algorithm) pairs ran");
+    CAPTURE(failures.names());
+    CHECK(failures.names().empty());
+  }
 }

@@ -15,6 +15,7 @@
 #include <collectives/collectives.hpp>
 
 #include "../support/harness.hpp"
+#include "../support/registry.hpp"
 
 #include <cstddef>
 #include <optional>
@@ -56,13 +57,7 @@ decltype(auto) or_abort(F&& f)
 }
 
 /// Ranks (a, b) of a 2-D mesh of p nodes, as square as p allows (a <= b, a * b == p).
-inline std::pair<std::size_t, std::size_t> mesh_shape(std::size_t p)
-{
-  std::size_t a = 1;
-  for (std::size_t d = 1; d * d <= p; ++d)
-    if (p % d == 0) a = d;
-  return {a, p / a};
-}
+using collectives::testing::mesh_shape;
 
 } // namespace collectives::mpi_testing
 
@@ -108,17 +103,38 @@ void for_each_product_topology(std::size_t p, F&& f)
 }
 
 /// Stands for no algorithm argument: the collective's own choice, whatever it is.
-struct DefaultAlgorithm {
-  static constexpr const char* name = "default";
-};
+using DefaultAlgorithm = Automatic;
 inline constexpr DefaultAlgorithm default_algorithm{};
 
 /// collective(args..., alg), or collective(args...) for default_algorithm.
-template <class Collective, class Alg, class... Args>
-void call_with(const Collective& collective, Alg alg, Args&&... args)
+using collectives::testing::call_with;
+using collectives::testing::name_of;
+
+/// True when Alg (or the default) may be called in place (needs.out_of_place is false).
+template <class Alg>
+inline constexpr bool runs_in_place = [] {
+  if constexpr (testing::is_default<Alg>) return true;
+  else return !Alg::needs.out_of_place;
+}();
+
+/// Calls run(topology, algorithm, where) for every algorithm of collective C that fits p
+/// ranks -- read from the registry, so a new algorithm is covered without touching the
+/// tests -- and then the default, on a ring and on each product topology of
+/// for_each_product_topology (the operator commutative or not: Commutative). Returns how
+/// many (topology, algorithm) pairs ran, the defaults included.
+template <Collective C, bool Commutative = true, class Run>
+std::size_t for_each_algorithm_and_topology(std::size_t p, Run&& run)
 {
-  if constexpr (std::is_same_v<Alg, DefaultAlgorithm>) collective(std::forward<Args>(args)...);
-  else collective(std::forward<Args>(args)..., alg);
+  std::size_t ran = 0;
+  const auto on = [&](const auto& topo, const std::string& where) {
+    testing::for_each_fitting_and_default<C, Commutative>(topo, Problem{}, [&](auto alg) {
+      run(topo, alg, where);
+      ++ran;
+    });
+  };
+  on(Ring<>{p}, std::string("a ring"));
+  for_each_product_topology(p, on);
+  return ran;
 }
 
 /// The checks that failed, by name; every rank holds the same list.

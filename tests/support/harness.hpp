@@ -22,6 +22,35 @@ struct Particle {
   friend bool operator==(const Particle&, const Particle&) = default;
 };
 
+/// A trivially copyable element type with no default constructor: the collectives must
+/// never default-construct elements (every buffer of it is built from values).
+struct NoDefault {
+  std::int64_t key;
+  double weight;
+  constexpr NoDefault(std::int64_t k, double w) : key(k), weight(w) {}
+  friend bool operator==(const NoDefault&, const NoDefault&) = default;
+};
+static_assert(std::is_trivially_copyable_v<NoDefault> && !std::is_default_constructible_v<NoDefault>);
+
+/// The element-wise sum of two NoDefault (a custom, commutative-by-nature operator that the
+/// library does not know is commutative).
+struct NoDefaultSum {
+  constexpr NoDefault operator()(const NoDefault& a, const NoDefault& b) const
+  {
+    return NoDefault{a.key + b.key, a.weight + b.weight};
+  }
+};
+
+/// n NoDefault values of rank `owner` (exact in double: small integers).
+inline std::vector<NoDefault> no_default_values(std::size_t owner, std::size_t n)
+{
+  std::vector<NoDefault> v;
+  v.reserve(n);
+  for (std::size_t i = 0; i < n; ++i)
+    v.emplace_back(static_cast<std::int64_t>(owner * 1000 + i), static_cast<double>(owner + 2 * i) + 0.5);
+  return v;
+}
+
 /// A distinct, reproducible value for (rank, index) of type T.
 template <class T>
 T make_value(std::size_t rank, std::size_t index)

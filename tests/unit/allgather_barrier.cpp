@@ -9,7 +9,10 @@
 #include "../support/failures.hpp"
 #include "../support/harness.hpp"
 #include "../support/recording.hpp"
+#include "../support/registry.hpp"
 #include "../support/sweeps.hpp"
+
+#include <collectives/collective/blocks.hpp>
 
 #include <array>
 #include <atomic>
@@ -29,51 +32,73 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-/// Calls f(tag) for every allgather algorithm that fits topo (recursive doubling on a
-/// static size that is not a power of two is a compile error).
-template <class Topo, class F>
-void for_each_allgather(const Topo& topo, F f)
+constexpr Collective AG = Collective::allgather;
+
+/// What went wrong, for the failure message.
+template <class T, class Alg>
+std::string allgather_what(Alg alg, std::size_t p, std::size_t m, std::size_t r)
 {
-  namespace alg = allgather_algorithm;
-  f(alg::ring);
-  if constexpr (detail::may_be_power_of_two<Topo>)
-    if (detail::is_power_of_two(topo.size())) f(alg::recursive_doubling);
-  f(alg::bruck);
-  if constexpr (product_topology<Topo>) f(alg::dimensional);
-  f(alg::automatic);
+  return name_of(alg) + " on " + type_name<T>() + ": p = " + std::to_string(p) + ", m = " + std::to_string(m) +
+         ", wrong on rank " + std::to_string(r);
 }
 
-/// On this rank: allgather of m values of T with alg, out of place (into a receive range
-/// one element longer, whose last element must stay) and in place.
+/// On this rank: allgather of m values of T with alg, out of place, into a receive range
+/// one element longer, whose last element must stay.
 template <class T, class Comm, class Alg>
-void check_allgather(Comm& comm, std::size_t m, Alg alg, Failures& bad, bool in_place = true)
+void check_allgather(Comm& comm, std::size_t m, Alg alg, Failures& bad)
 {
   const std::size_t r = comm.rank(), p = comm.size();
   auto want = gathered<T>(p, m);
   const auto send = values<T>(r, m);
   std::vector<T> recv(p * m + 1, poison<T>());
-  if constexpr (std::is_same_v<Alg, allgather_algorithm::Default>) allgather(comm, send, recv);
-  else allgather(comm, send, recv, alg);
-  const std::string what = std::string(Alg::name) + " on " + type_name<T>() + ": p = " + std::to_string(p) +
-                           ", m = " + std::to_string(m) + ", wrong on rank " + std::to_string(r);
+  call_with(allgather, alg, comm, send, recv);
   want.push_back(poison<T>());
-  if (recv != want) bad.push_back("allgather(" + what);
-  want.pop_back();
-  if (!in_place) return;
-  // In place: rank r's block starts as block r of the buffer; the others hold poison.
-  std::vector<T> buf(p * m, poison<T>());
-  std::copy(send.begin(), send.end(), buf.begin() + static_cast<std::ptrdiff_t>(r * m));
-  if constexpr (std::is_same_v<Alg, allgather_algorithm::Default>) allgather(comm, buf);
-  else allgather(comm, buf, alg);
-  if (buf != want) bad.push_back("allgather in place(" + what);
+  if (recv != want) bad.push_back("allgather(" + allgather_what<T>(alg, p, m, r));
 }
 
+/// On this rank: allgather in place: rank r's block starts as block r of the buffer; the
+/// others hold poison.
+template <class T, class Comm, class Alg>
+void check_allgather_in_place(Comm& comm, std::size_t m, Alg alg, Failures& bad)
+{
+  const std::size_t r = comm.rank(), p = comm.size();
+  const auto send = values<T>(r, m);
+  std::vector<T> buf(p * m, poison<T>());
+  std::copy(send.begin(), send.end(), buf.begin() + static_cast<std::ptrdiff_t>(r * m));
+  call_with(allgather, alg, comm, buf);
+  if (buf != gathered<T>(p, m)) bad.push_back("allgather in place(" + allgather_what<T>(alg, p, m, r));
+}
+
+/// On this rank: send and recv the same buffer: the send range is the first m elements of
+/// the receive range, then block r of it (as if send had been copied first).
+template <class T, class Comm, class Alg>
+void check_allgather_aliased(Comm& comm, std::size_t m, Alg alg, Failures& bad)
+{
+  const std::size_t r = comm.rank(), p = comm.size();
+  std::vector<T> buf(p * m, poison<T>());
+  const auto mine = values<T>(r, m);
+  std::copy(mine.begin(), mine.end(), buf.begin());
+  call_with(allgather, alg, comm, std::span<const T>(buf.data(), m), buf);
+  if (buf != gathered<T>(p, m)) bad.push_back("allgather aliased(" + allgather_what<T>(alg, p, m, r));
+  // The send range as block r of the receive range (MPI_IN_PLACE's layout, through the
+  // out-of-place call).
+  std::vector<T> at_r(p * m, poison<T>());
+  std::copy(mine.begin(), mine.end(), at_r.begin() + static_cast<std::ptrdiff_t>(r * m));
+  call_with(allgather, alg, comm, std::span<const T>(at_r.data() + r * m, m), at_r);
+  if (at_r != gathered<T>(p, m)) bad.push_back("allgather aliased at block r(" + allgather_what<T>(alg, p, m, r));
+}
+
+/// Every allgather algorithm that fits topo (read from the registry) and the default, out
+/// of place, then (in_place) every one that may run in place.
 template <class T, class Topo>
 void check_all(const Topo& topo, std::size_t m, bool in_place = true)
 {
   report(run_on(topo, [&](auto& comm) {
     Failures bad;
-    for_each_allgather(topo, [&](auto alg) { check_allgather<T>(comm, m, alg, bad, in_place); });
+    for_each_fitting_and_default<AG>(topo, Problem{}, [&](auto alg) { check_allgather<T>(comm, m, alg, bad); });
+    if (in_place)
+      for_each_fitting_and_default<AG, true, true>(topo, Problem{},
+                                                   [&](auto alg) { check_allgather_in_place<T>(comm, m, alg, bad); });
     return bad;
   }));
 }
@@ -102,7 +127,7 @@ TEST_CASE("allgather: sizes 0, 1, 7 and 4096 of char, double and Particle", "[al
   }
 }
 
-TEST_CASE("allgather: meshes, tori and hypercubes; static topologies and their dynamic twins", "[allgather]")
+TEST_CASE("allgather: meshes, tori and hypercubes, static topologies and their dynamic twins", "[allgather]")
 {
   check_all<double>(Mesh<>{3, 4}, 5);
   check_all<double>(Mesh<>{1, 5}, 5);
@@ -132,6 +157,99 @@ TEST_CASE("allgather: std::array and std::span buffers on a static ring", "[allg
     return recv == std::array<int, 6>{0, 10, 1, 11, 2, 12} && buf == recv;
   });
   for (std::size_t r = 0; r < 3; ++r) CHECK(got[r]);
+}
+
+TEST_CASE("allgather: send and receive the same buffer", "[allgather][alias]")
+{
+  std::size_t ran = 0;
+  for (std::size_t p : {1, 2, 3, 4, 6, 8}) {
+    INFO("p = " << p);
+    const auto [rows, cols] = mesh_shape(p);
+    const Mesh<> mesh{rows, cols};
+    report(run_on(mesh, [&](auto& comm) {
+      Failures bad;
+      for_each_fitting_and_default<AG>(mesh, Problem{}, [&](auto alg) {
+        for (std::size_t m : {1, 5}) {
+          check_allgather_aliased<double>(comm, m, alg, bad);
+          check_allgather_aliased<Particle>(comm, m, alg, bad);
+        }
+      });
+      return bad;
+    }));
+    ran += fitting_count<AG>(mesh);
+  }
+  CHECK(ran > 6);
+}
+
+TEST_CASE("allgather: an element type that is not default-constructible", "[allgather][nodefault]")
+{
+  std::size_t ran = 0;
+  for (std::size_t p : {1, 2, 3, 4, 8}) {
+    INFO("p = " << p);
+    const auto [rows, cols] = mesh_shape(p);
+    const Mesh<> mesh{rows, cols};
+    for (std::size_t m : {1, 3, 600}) {
+      std::vector<NoDefault> want;
+      for (std::size_t j = 0; j < p; ++j) {
+        const auto block = no_default_values(j, m);
+        want.insert(want.end(), block.begin(), block.end());
+      }
+      report(run_on(mesh, [&](auto& comm) {
+        Failures bad;
+        const std::size_t r = comm.rank();
+        for_each_fitting_and_default<AG>(mesh, Problem{}, [&](auto alg) {
+          std::vector<NoDefault> recv(p * m, NoDefault{-1, -1.0});
+          call_with(allgather, alg, comm, no_default_values(r, m), recv);
+          if (recv != want)
+            bad.push_back("allgather(" + name_of(alg) + ") of NoDefault, m = " + std::to_string(m) + ", rank " +
+                          std::to_string(r));
+        });
+        for_each_fitting_and_default<AG, true, true>(mesh, Problem{}, [&](auto alg) {
+          std::vector<NoDefault> buf(p * m, NoDefault{-1, -1.0});
+          const auto mine = no_default_values(r, m);
+          std::copy(mine.begin(), mine.end(), buf.begin() + static_cast<std::ptrdiff_t>(r * m));
+          call_with(allgather, alg, comm, buf);
+          if (buf != want)
+            bad.push_back("allgather(" + name_of(alg) + ") of NoDefault in place, m = " + std::to_string(m) +
+                          ", rank " + std::to_string(r));
+        });
+        return bad;
+      }));
+    }
+    ran += fitting_count<AG>(mesh);
+  }
+  CHECK(ran > 5);
+}
+
+TEST_CASE("blocks: the per-rank blocks of an allgather result", "[allgather][blocks]")
+{
+  constexpr std::size_t p = 5, m = 3;
+  const auto got = run_on(Ring<>{p}, [](auto& comm) {
+    const auto send = values<int>(comm.rank(), m);
+    std::vector<int> recv(p * m + 2, poison<int>()); // the last 2 elements are in no block
+    allgather(comm, send, std::span<int>(recv).first(p * m));
+    std::vector<std::vector<int>> out;
+    for (std::span<int> b : blocks(recv, p)) out.emplace_back(b.begin(), b.end());
+    // Writable spans into the range, and a const range gives spans of const.
+    auto bs = blocks(recv, p);
+    bs[1][0] = 42;
+    const std::vector<int>& cr = recv;
+    static_assert(std::is_same_v<decltype(blocks(cr, p)[0]), std::span<const int>>);
+    out.push_back({recv[m], static_cast<int>(std::ranges::size(bs)), static_cast<int>(bs[p - 1].size())});
+    return out;
+  });
+  for (std::size_t r = 0; r < p; ++r) {
+    INFO("rank " << r);
+    REQUIRE(got[r].size() == p + 1);
+    for (std::size_t j = 0; j < p; ++j) CHECK(got[r][j] == values<int>(j, m));
+    CHECK(got[r][p] == std::vector<int>{42, static_cast<int>(p), static_cast<int>(m)});
+  }
+  // count that does not divide the size: floor(size / count) elements each.
+  std::vector<double> v(10, 1.0);
+  const auto bs = blocks(v, 3);
+  CHECK(std::ranges::size(bs) == 3);
+  CHECK(bs[2].size() == 3);
+  CHECK(bs[2].data() == v.data() + 6);
 }
 
 TEST_CASE("allgather: bad sizes throw std::invalid_argument and write nothing", "[allgather]")
@@ -198,10 +316,10 @@ std::vector<Failures> barrier_rounds(std::size_t p, std::size_t rounds, Alg alg)
     for (std::size_t k = 0; k < rounds; ++k) {
       if (r == (k * 7 + 3) % p) std::this_thread::sleep_for(std::chrono::milliseconds(2));
       flags[k * p + r].store(1, std::memory_order_relaxed);
-      barrier(comm, alg);
+      call_with(barrier, alg, comm);
       for (std::size_t q = 0; q < p; ++q)
         if (flags[k * p + q].load(std::memory_order_relaxed) != 1)
-          bad.push_back(std::string("barrier(") + Alg::name + "): p = " + std::to_string(p) + ", round " +
+          bad.push_back("barrier(" + name_of(alg) + "): p = " + std::to_string(p) + ", round " +
                         std::to_string(k) + ": rank " + std::to_string(r) + " left before rank " + std::to_string(q) +
                         " arrived");
     }
@@ -215,11 +333,16 @@ TEST_CASE("barrier: no rank leaves before every rank has arrived", "[barrier]")
 {
   // Relaxed atomics on purpose: the barrier's own messages must order the flag stores
   // before the loads (the transport synchronises through acquire/release on its channels).
+  std::size_t ran = 0;
   for (std::size_t p : {1, 2, 3, 5, 8, 13, 32}) {
     INFO("p = " << p);
-    report(barrier_rounds(p, 4, barrier_algorithm::dissemination));
-    report(barrier_rounds(p, 4, barrier_algorithm::allreduce));
+    for_each_fitting_and_default<Collective::barrier>(Ring<>{p}, Problem{}, [&](auto alg) {
+      INFO("algorithm " << name_of(alg));
+      report(barrier_rounds(p, 4, alg));
+      ++ran;
+    });
   }
+  CHECK(ran == 7 * (std::tuple_size_v<algorithm_types<Collective::barrier>> + 1));
   // The default is dissemination.
   const auto got = run_on(Mesh<2, 3>{}, [](auto& comm) {
     barrier(comm);
@@ -235,95 +358,99 @@ TEST_CASE("barrier: no rank leaves before every rank has arrived", "[barrier]")
 
 namespace {
 
-/// A chunked vector (Chunks) in the caller's buffers, repeated in scratch.
-struct Chunked {
-  const detail::Chunks* c;
-  BlockLayout operator()(Buffer b) const { return b == Buffer::scratch ? c->repeated() : c->layout(); }
-};
-
-/// Runs body(comm) on p ranks over RecordingEndpoints and compares each rank's log with
-/// expected_log(schedule, rank, layout, elem).
-template <class S, class Layout, class Body>
-void check_recorded(const char* what, std::size_t p, const S& schedule, Layout layout, std::size_t elem, Body body)
+/// For every algorithm of collective C that fits a ring of p for `problem` (read from the
+/// registry; the operator commutative or not): runs body(comm, alg) on p ranks over
+/// RecordingEndpoints and compares each rank's log with expected_log of the algorithm's
+/// schedule, every buffer laid out as layout_of(alg), elements of `elem` bytes. Returns
+/// how many algorithms it checked.
+template <Collective C, bool Commutative = true, class LayoutOf, class Body>
+std::size_t check_recorded(std::size_t p, Problem problem, LayoutOf layout_of, std::size_t elem, Body body)
 {
-  INFO(what << ", p = " << p);
-  const auto got = record_on(Ring<>{p}, body);
-  std::size_t messages = 0;
-  for (std::size_t r = 0; r < p; ++r) {
-    INFO("rank " << r);
-    CHECK(got[r].log == expected_log(schedule, r, layout, elem));
-    messages += got[r].log.size();
-  }
-  CHECK((p == 1 || messages > 0));
+  const Ring<> ring{p};
+  std::size_t ran = 0;
+  problem.commutative = Commutative;
+  for_each_fitting<C, Commutative>(ring, problem, [&](auto a) {
+    INFO(collective_name(C) << "(" << name_of(a) << "), p = " << p);
+    const auto got = record_on(ring, [&](auto& comm) { body(comm, a); });
+    const auto schedule = a.schedule(ring, problem);
+    const Uniform layout{layout_of(a)};
+    std::size_t messages = 0;
+    for (std::size_t r = 0; r < p; ++r) {
+      INFO("rank " << r);
+      CHECK(got[r].log == expected_log(schedule, r, layout, elem));
+      messages += got[r].log.size();
+    }
+    CHECK((p == 1 || messages > 0));
+    ++ran;
+  });
+  return ran;
 }
 
 } // namespace
 
 TEST_CASE("recording: every collective sends exactly its schedule's messages", "[recording]")
 {
+  // Every algorithm of every collective's list that fits the ring.
   for (std::size_t p : {1, 6, 8}) {
-    const Ring<> ring{p};
+    INFO("p = " << p);
     const std::size_t n = 11, root = p / 2;
-    const detail::Chunks by_p(n, p), by_pow2(n, pow2_floor(p));
-    check_recorded("broadcast(scatter_allgather)", p, broadcast_scatter_allgather_schedule(p, root), Chunked{&by_p},
-                   sizeof(double), [&](auto& comm) {
-                     std::vector<double> buf(n, 1.0);
-                     broadcast(comm, buf, root, broadcast_algorithm::scatter_allgather);
-                   });
-    check_recorded("scatter(binomial)", p, ScatterTreeSchedule(p, ring_shape(p), root), Uniform{{n}}, sizeof(Particle),
-                   [&](auto& comm) {
-                     const std::vector<Particle> send(comm.rank() == root ? p * n : 0, poison<Particle>());
-                     std::vector<Particle> recv(n);
-                     scatter(comm, send, recv, root, scatter_algorithm::binomial);
-                   });
-    check_recorded("gather(ring)", p, GatherRingSchedule(p, root), Uniform{{n}}, sizeof(char), [&](auto& comm) {
+    // The layout of a whole message cut into the algorithm's pieces, and of blocks of n.
+    const auto pieces = [&](auto a) { return detail::message_layout<decltype(a)>(n, p); };
+    const auto block = [&](auto) { return BlockLayout::uniform(n); };
+    std::size_t ran = 0;
+    ran += check_recorded<Collective::broadcast>(p, Problem{.root = root}, pieces, sizeof(double),
+                                                  [&](auto& comm, auto a) {
+                                                    std::vector<double> buf(n, 1.0);
+                                                    broadcast(comm, buf, root, a);
+                                                  });
+    ran += check_recorded<Collective::scatter>(p, Problem{.root = root}, block, sizeof(Particle),
+                                                [&](auto& comm, auto a) {
+                                                  const std::vector<Particle> send(comm.rank() == root ? p * n : 0,
+                                                                                   poison<Particle>());
+                                                  std::vector<Particle> recv(n);
+                                                  scatter(comm, send, recv, root, a);
+                                                });
+    ran += check_recorded<Collective::gather>(p, Problem{.root = root}, block, sizeof(char), [&](auto& comm, auto a) {
       const std::vector<char> send(n, 'x');
       std::vector<char> recv(comm.rank() == root ? p * n : 0);
-      gather(comm, send, recv, root, gather_algorithm::ring);
+      gather(comm, send, recv, root, a);
     });
-    auto reduce_long = [&](auto& comm) {
+    ran += check_recorded<Collective::reduce, false>(p, Problem{.root = root}, pieces, sizeof(int),
+                                                      [&](auto& comm, auto a) {
+                                                        const std::vector<int> send(n, 2);
+                                                        std::vector<int> recv(n);
+                                                        reduce(comm, send, recv, [](int x, int y) { return x - y; },
+                                                               root, a);
+                                                      });
+    ran += check_recorded<Collective::reduce>(p, Problem{.root = root}, pieces, sizeof(int), [&](auto& comm, auto a) {
       const std::vector<int> send(n, 2);
       std::vector<int> recv(n);
-      reduce(comm, send, recv, [](int a, int b) { return a - b; }, root, reduce_algorithm::reduce_scatter_gather);
-    };
-    if (detail::is_power_of_two(p))
-      check_recorded("reduce(reduce_scatter_gather), halving", p, reduce_scatter_gather_halving(p, root, false),
-                     Chunked{&by_p}, sizeof(int), reduce_long);
-    else
-      check_recorded("reduce(reduce_scatter_gather), pairwise", p, reduce_scatter_gather_pairwise(p, root, false),
-                     Chunked{&by_p}, sizeof(int), reduce_long);
-    check_recorded("reduce(binomial), commutative", p, ReduceTreeSchedule(p, ring_shape(p), root, true), Uniform{{n}},
-                   sizeof(int), [&](auto& comm) {
-                     const std::vector<int> send(n, 2);
-                     std::vector<int> recv(n);
-                     reduce(comm, send, recv, std::plus<int>{}, root, reduce_algorithm::binomial);
-                   });
-    check_recorded("allreduce(rabenseifner)", p, allreduce_rabenseifner_schedule(ring, false, true), Chunked{&by_pow2},
-                   sizeof(double), [&](auto& comm) {
-                     const std::vector<double> send(n, 0.5);
-                     std::vector<double> recv(n);
-                     allreduce(comm, send, recv, std::plus<double>{}, allreduce_algorithm::rabenseifner);
-                   });
-    check_recorded("reduce_scatter(pairwise)", p, ReduceScatterPairwiseSchedule<Ring<>>(ring, false), Uniform{{3}},
-                   sizeof(long), [&](auto& comm) {
-                     const std::vector<long> send(3 * p, 1);
-                     std::vector<long> recv(3);
-                     reduce_scatter(comm, send, recv, [](long a, long b) { return a * 3 + b; },
-                                    reduce_scatter_algorithm::pairwise);
-                   });
-    check_recorded("allgather(bruck)", p, AllgatherBruckSchedule<Ring<>>(ring), Uniform{{n}}, sizeof(double),
-                   [&](auto& comm) {
-                     const std::vector<double> send(n, 1.0);
-                     std::vector<double> recv(p * n);
-                     allgather(comm, send, recv, allgather_algorithm::bruck);
-                   });
-    check_recorded("exscan(recursive_doubling)", p, ScanDoublingSchedule<Ring<>>(ring, true, false), Uniform{{n}},
-                   sizeof(int), [&](auto& comm) {
-                     const std::vector<int> send(n, 1);
-                     std::vector<int> recv(n);
-                     exscan(comm, send, recv, [](int a, int b) { return a - b; }, scan_algorithm::recursive_doubling);
-                   });
-    check_recorded("barrier(dissemination)", p, AllgatherBruckSchedule<Ring<>>(ring), Uniform{{0}}, 1,
-                   [&](auto& comm) { barrier(comm); });
+      reduce(comm, send, recv, std::plus<int>{}, root, a);
+    });
+    ran += check_recorded<Collective::allreduce>(p, Problem{}, pieces, sizeof(double), [&](auto& comm, auto a) {
+      const std::vector<double> send(n, 0.5);
+      std::vector<double> recv(n);
+      allreduce(comm, send, recv, std::plus<double>{}, a);
+    });
+    ran += check_recorded<Collective::reduce_scatter, false>(
+      p, Problem{}, [](auto) { return BlockLayout::uniform(3); }, sizeof(long), [&](auto& comm, auto a) {
+        const std::vector<long> send(3 * p, 1);
+        std::vector<long> recv(3);
+        reduce_scatter(comm, send, recv, [](long x, long y) { return x * 3 + y; }, a);
+      });
+    ran += check_recorded<Collective::allgather>(p, Problem{}, block, sizeof(double), [&](auto& comm, auto a) {
+      const std::vector<double> send(n, 1.0);
+      std::vector<double> recv(p * n);
+      allgather(comm, send, recv, a);
+    });
+    ran += check_recorded<Collective::scan, false>(p, Problem{.exclusive = true}, block, sizeof(int),
+                                                    [&](auto& comm, auto a) {
+                                                      const std::vector<int> send(n, 1);
+                                                      std::vector<int> recv(n);
+                                                      exscan(comm, send, recv, [](int x, int y) { return x - y; }, a);
+                                                    });
+    ran += check_recorded<Collective::barrier>(p, Problem{}, [](auto) { return BlockLayout::uniform(0); }, 1,
+                                                [&](auto& comm, auto a) { barrier(comm, a); });
+    CHECK(ran >= 10);
   }
 }

@@ -11,6 +11,7 @@
 #include "../support/failures.hpp"
 #include "../support/harness.hpp"
 #include "../support/matrix.hpp"
+#include "../support/registry.hpp"
 #include "../support/sanitizers.hpp"
 #include "../support/sweeps.hpp"
 
@@ -150,9 +151,9 @@ auto concatenation()
 }
 
 // ---------------------------------------------------------------------------------------
-// Algorithm lists. Each skips what cannot fit: a hypercube algorithm on a static size that
-// is not a power of two is a compile error, the ring and dimensional ones need a
-// commutative operator, the dimensional one a product topology.
+// Algorithm lists, read from the registry (algorithms<C>): for each collective the
+// algorithms that fit the topology and the operator (a power of two, a product topology, a
+// commutative operator: for_each_fitting), then the default.
 // Algorithms::defaults runs only each collective's default and the algorithms that need a
 // commutative operator: enough to show that an operator's traits reach the algorithms,
 // without instantiating every schedule for every operator type.
@@ -160,71 +161,54 @@ auto concatenation()
 
 enum class Algorithms { all, defaults };
 
-template <class C, Algorithms A, class Topo, class F>
-void for_each_reduce(const Topo& topo, F f)
+/// True for the algorithms that need a commutative operator (never the default).
+template <class Alg>
+constexpr bool uses_commutativity = [] {
+  if constexpr (is_default<Alg>) return false;
+  else return Alg::needs.commutative;
+}();
+
+/// True when Alg (or the default) runs in place.
+template <class Alg>
+constexpr bool runs_in_place = [] {
+  if constexpr (is_default<Alg>) return true;
+  else return !Alg::needs.out_of_place;
+}();
+
+/// f(alg) for every algorithm of collective Coll that fits topo with case C's operator
+/// (Algorithms::defaults: only those that need commutativity), then f(automatic).
+template <Collective Coll, class C, Algorithms A, class Topo, class F>
+void for_each_algorithm(const Topo& topo, F f)
 {
-  namespace alg = reduce_algorithm;
-  if constexpr (A == Algorithms::all) {
-    f(alg::binomial);
-    if constexpr (detail::may_be_power_of_two<Topo>)
-      if (detail::is_power_of_two(topo.size())) f(alg::hypercube);
-    if constexpr (product_topology<Topo>) f(alg::dimensional);
-    f(alg::ring);
-    f(alg::reduce_scatter_gather);
-  }
-  f(alg::automatic);
+  for_each_fitting<Coll, C::commutative>(topo, Problem{}, [&](auto alg) {
+    if constexpr (A == Algorithms::all || uses_commutativity<decltype(alg)>) f(alg);
+  });
+  f(automatic);
 }
 
 template <class C, Algorithms A, class Topo, class F>
-void for_each_allreduce(const Topo&, F f)
+void for_each_reduce(const Topo& topo, F f)
 {
-  namespace alg = allreduce_algorithm;
-  if constexpr (A == Algorithms::all) {
-    f(alg::recursive_doubling);
-    f(alg::rabenseifner);
-    f(alg::reduce_broadcast);
-  }
-  if constexpr (C::commutative) f(alg::ring);
-  f(alg::automatic);
+  for_each_algorithm<Collective::reduce, C, A>(topo, f);
+}
+
+template <class C, Algorithms A, class Topo, class F>
+void for_each_allreduce(const Topo& topo, F f)
+{
+  for_each_algorithm<Collective::allreduce, C, A>(topo, f);
 }
 
 template <class C, Algorithms A, class Topo, class F>
 void for_each_reduce_scatter(const Topo& topo, F f)
 {
-  namespace alg = reduce_scatter_algorithm;
-  if constexpr (A == Algorithms::all) {
-    if constexpr (detail::may_be_power_of_two<Topo>)
-      if (detail::is_power_of_two(topo.size())) f(alg::recursive_halving);
-    f(alg::pairwise);
-    if constexpr (C::commutative && product_topology<Topo>) f(alg::dimensional);
-  }
-  if constexpr (C::commutative) f(alg::ring);
-  f(alg::automatic);
+  for_each_algorithm<Collective::reduce_scatter, C, A>(topo, f);
 }
 
 template <class C, Algorithms A, class Topo, class F>
 void for_each_scan(const Topo& topo, F f)
 {
-  namespace alg = scan_algorithm;
-  if constexpr (A == Algorithms::all) {
-    if constexpr (detail::may_be_power_of_two<Topo>)
-      if (detail::is_power_of_two(topo.size())) f(alg::hypercube);
-    f(alg::ring);
-    f(alg::recursive_doubling);
-  }
-  f(alg::automatic);
+  for_each_algorithm<Collective::scan, C, A>(topo, f);
 }
-
-/// True for the Default tag of any collective (called without an algorithm argument).
-template <class Alg>
-constexpr bool is_default = std::string_view(Alg::name) == "default";
-
-/// True for the algorithms whose schedule changes when the operator is commutative (the
-/// trees and chains of reduce are then rooted at the root itself) or that need one.
-template <class Alg>
-constexpr bool uses_commutativity =
-  std::is_same_v<Alg, allreduce_algorithm::Ring> || std::is_same_v<Alg, reduce_scatter_algorithm::Ring> ||
-  std::is_same_v<Alg, reduce_scatter_algorithm::Dimensional>;
 
 // ---------------------------------------------------------------------------------------
 // Per-rank checks. Failures are collected on the ranks (Catch2's assertions are not
@@ -235,7 +219,7 @@ template <class C, class Alg>
 std::string describe(const char* call, const C& cs, std::size_t p, std::size_t n, std::size_t rank,
                      const std::string& extra = "")
 {
-  return std::string(call) + "(" + Alg::name + ") " + extra + "with " + cs.name + ": p = " + std::to_string(p) +
+  return std::string(call) + "(" + name_of(Alg{}) + ") " + extra + "with " + cs.name + ": p = " + std::to_string(p) +
          ", n = " + std::to_string(n) + ", wrong on rank " + std::to_string(rank);
 }
 
@@ -259,16 +243,15 @@ void check_reduce(Comm& comm, const C& cs, std::size_t n, std::size_t root, Alg 
   const std::size_t r = comm.rank(), p = comm.size();
   const auto send = cs.contribution(r, n);
   std::vector<T> recv(n + 1, cs.poison);
-  if constexpr (is_default<Alg>) reduce(comm, send, recv, cs.op, root);
-  else reduce(comm, send, recv, cs.op, root, alg);
+  call_with(reduce, alg, comm, send, recv, cs.op, root);
   const auto want = r == root ? with_tail(cs.fold(0, p - 1, 0, n), 1, cs.poison) : std::vector<T>(n + 1, cs.poison);
   const std::string to = "to root " + std::to_string(root) + " ";
   if (recv != want) bad.push_back(describe<C, Alg>("reduce", cs, p, n, r, to));
+  if constexpr (!runs_in_place<Alg>) return;
   if (depth == Depth::sweep) return;
   // In place: the root's buffer becomes the result, the others' stay their contributions.
   std::vector<T> buf = send;
-  if constexpr (is_default<Alg>) reduce(comm, buf, cs.op, root);
-  else reduce(comm, buf, cs.op, root, alg);
+  call_with(reduce, alg, comm, buf, cs.op, root);
   if (buf != (r == root ? cs.fold(0, p - 1, 0, n) : send))
     bad.push_back(describe<C, Alg>("reduce", cs, p, n, r, "in place " + to));
 }
@@ -281,14 +264,12 @@ void check_allreduce(Comm& comm, const C& cs, std::size_t n, Alg alg, Depth dept
   const auto send = cs.contribution(r, n);
   const auto want = cs.fold(0, p - 1, 0, n);
   std::vector<T> recv(n + 1, cs.poison);
-  if constexpr (is_default<Alg>) allreduce(comm, send, recv, cs.op);
-  else allreduce(comm, send, recv, cs.op, alg);
+  call_with(allreduce, alg, comm, send, recv, cs.op);
   if (recv != with_tail(want, 1, cs.poison)) bad.push_back(describe<C, Alg>("allreduce", cs, p, n, r));
-  if constexpr (!std::is_same_v<Alg, allreduce_algorithm::Ring>) { // the ring refuses in place
+  if constexpr (runs_in_place<Alg>) { // the ring refuses in place
     if (depth == Depth::sweep) return;
     std::vector<T> buf = send;
-    if constexpr (is_default<Alg>) allreduce(comm, buf, cs.op);
-    else allreduce(comm, buf, cs.op, alg);
+    call_with(allreduce, alg, comm, buf, cs.op);
     if (buf != want) bad.push_back(describe<C, Alg>("allreduce", cs, p, n, r, "in place "));
   }
 }
@@ -302,13 +283,12 @@ void check_reduce_scatter(Comm& comm, const C& cs, std::size_t m, Alg alg, Depth
   const auto send = cs.contribution(r, p * m);
   const auto want = cs.fold(0, p - 1, r * m, m);
   std::vector<T> recv(m + 1, cs.poison);
-  if constexpr (is_default<Alg>) reduce_scatter(comm, send, recv, cs.op);
-  else reduce_scatter(comm, send, recv, cs.op, alg);
+  call_with(reduce_scatter, alg, comm, send, recv, cs.op);
   if (recv != with_tail(want, 1, cs.poison)) bad.push_back(describe<C, Alg>("reduce_scatter", cs, p, m, r));
+  if constexpr (!runs_in_place<Alg>) return;
   if (depth == Depth::sweep) return;
   std::vector<T> buf = send;
-  if constexpr (is_default<Alg>) reduce_scatter(comm, buf, cs.op);
-  else reduce_scatter(comm, buf, cs.op, alg);
+  call_with(reduce_scatter, alg, comm, buf, cs.op);
   if (!std::equal(want.begin(), want.end(), buf.begin()))
     bad.push_back(describe<C, Alg>("reduce_scatter", cs, p, m, r, "in place "));
 }
@@ -323,21 +303,18 @@ void check_scan(Comm& comm, const C& cs, std::size_t n, Alg alg, Depth depth, Fa
   const auto inclusive = cs.fold(0, r, 0, n);
   const auto exclusive = r == 0 ? std::vector<T>(n, cs.poison) : cs.fold(0, r - 1, 0, n);
   std::vector<T> recv(n + 1, cs.poison);
-  if constexpr (is_default<Alg>) scan(comm, send, recv, cs.op);
-  else scan(comm, send, recv, cs.op, alg);
+  call_with(scan, alg, comm, send, recv, cs.op);
   if (recv != with_tail(inclusive, 1, cs.poison)) bad.push_back(describe<C, Alg>("scan", cs, p, n, r));
   std::vector<T> ex(n + 1, cs.poison);
-  if constexpr (is_default<Alg>) exscan(comm, send, ex, cs.op);
-  else exscan(comm, send, ex, cs.op, alg);
+  call_with(exscan, alg, comm, send, ex, cs.op);
   if (ex != with_tail(exclusive, 1, cs.poison)) bad.push_back(describe<C, Alg>("exscan", cs, p, n, r));
+  if constexpr (!runs_in_place<Alg>) return;
   if (depth == Depth::sweep) return;
   std::vector<T> buf = send;
-  if constexpr (is_default<Alg>) scan(comm, buf, cs.op);
-  else scan(comm, buf, cs.op, alg);
+  call_with(scan, alg, comm, buf, cs.op);
   if (buf != inclusive) bad.push_back(describe<C, Alg>("scan", cs, p, n, r, "in place "));
   buf = send;
-  if constexpr (is_default<Alg>) exscan(comm, buf, cs.op);
-  else exscan(comm, buf, cs.op, alg);
+  call_with(exscan, alg, comm, buf, cs.op);
   if (buf != (r == 0 ? send : exclusive)) bad.push_back(describe<C, Alg>("exscan", cs, p, n, r, "in place "));
 }
 
@@ -505,8 +482,7 @@ TEST_CASE("reduce: ranks other than the root may pass an empty receive range", "
             using Alg = decltype(alg);
             const auto send = cs.contribution(r, n);
             std::vector<Mat> recv(r == root ? n : 0, cs.poison);
-            if constexpr (is_default<Alg>) reduce(comm, send, recv, cs.op, root);
-            else reduce(comm, send, recv, cs.op, root, alg);
+            call_with(reduce, alg, comm, send, recv, cs.op, root);
             if (r == root && recv != cs.fold(0, p - 1, 0, n))
               bad.push_back(describe<decltype(cs), Alg>("reduce", cs, p, n, r, "(empty elsewhere) "));
           });
@@ -514,6 +490,231 @@ TEST_CASE("reduce: ranks other than the root may pass an empty receive range", "
       }));
     }
   }
+}
+
+namespace {
+
+/// The matrix product in MPI's array form only (no binary call): inout[i] = in[i] * inout[i],
+/// `in` holding the lower ranks' contributions. Not commutative.
+struct MatMulArray {
+  void apply(const Mat* in, Mat* inout, std::size_t n) const
+  {
+    for (std::size_t i = 0; i < n; ++i) inout[i] = mat_mul(in[i], inout[i]);
+  }
+};
+static_assert(array_operator<MatMulArray, Mat> && !std::is_invocable_v<const MatMulArray&, const Mat&, const Mat&>);
+
+/// Integer addition in array form, declared commutative.
+struct SumArray {
+  void apply(const long long* in, long long* inout, std::size_t n) const
+  {
+    for (std::size_t i = 0; i < n; ++i) inout[i] = in[i] + inout[i];
+  }
+};
+
+} // namespace
+
+TEST_CASE("reductions: send and receive the same buffer", "[reductions][alias]")
+{
+  // Every algorithm that fits (out of place: staging makes the overlap work), the default
+  // too, with the non-commutative matrix product and commutative int addition.
+  const auto run = [](const auto& cs, const auto& topo, std::size_t n) {
+    using C = std::remove_cvref_t<decltype(cs)>;
+    using T = typename C::T;
+    const std::size_t p = topo.size();
+    report(run_on(topo, [&](auto& comm) {
+      Failures bad;
+      const std::size_t r = comm.rank();
+      for (std::size_t root : roots_of(p))
+        for_each_reduce<C, Algorithms::all>(topo, [&](auto alg) {
+          auto buf = cs.contribution(r, n);
+          call_with(reduce, alg, comm, buf, buf, cs.op, root);
+          if (buf != (r == root ? cs.fold(0, p - 1, 0, n) : cs.contribution(r, n)))
+            bad.push_back(describe<C, decltype(alg)>("reduce", cs, p, n, r, "aliased, root " + std::to_string(root) + " "));
+        });
+      for_each_allreduce<C, Algorithms::all>(topo, [&](auto alg) {
+        auto buf = cs.contribution(r, n);
+        call_with(allreduce, alg, comm, buf, buf, cs.op);
+        if (buf != cs.fold(0, p - 1, 0, n)) bad.push_back(describe<C, decltype(alg)>("allreduce", cs, p, n, r, "aliased "));
+      });
+      for_each_reduce_scatter<C, Algorithms::all>(topo, [&](auto alg) {
+        auto buf = cs.contribution(r, p * n);
+        call_with(reduce_scatter, alg, comm, buf, std::span<T>(buf).first(n), cs.op);
+        const auto want = cs.fold(0, p - 1, r * n, n);
+        if (!std::equal(want.begin(), want.end(), buf.begin()))
+          bad.push_back(describe<C, decltype(alg)>("reduce_scatter", cs, p, n, r, "aliased "));
+        // The receive range as block r of the send range.
+        auto at_r = cs.contribution(r, p * n);
+        call_with(reduce_scatter, alg, comm, at_r, std::span<T>(at_r).subspan(r * n, n), cs.op);
+        if (!std::equal(want.begin(), want.end(), at_r.begin() + static_cast<std::ptrdiff_t>(r * n)))
+          bad.push_back(describe<C, decltype(alg)>("reduce_scatter", cs, p, n, r, "aliased at block r "));
+      });
+      for_each_scan<C, Algorithms::all>(topo, [&](auto alg) {
+        auto buf = cs.contribution(r, n);
+        call_with(scan, alg, comm, buf, buf, cs.op);
+        if (buf != cs.fold(0, r, 0, n)) bad.push_back(describe<C, decltype(alg)>("scan", cs, p, n, r, "aliased "));
+        buf = cs.contribution(r, n);
+        call_with(exscan, alg, comm, buf, buf, cs.op);
+        if (buf != (r == 0 ? cs.contribution(0, n) : cs.fold(0, r - 1, 0, n)))
+          bad.push_back(describe<C, decltype(alg)>("exscan", cs, p, n, r, "aliased "));
+      });
+      return bad;
+    }));
+  };
+  for (std::size_t p : {1, 2, 3, 4, 6, 8}) {
+    INFO("p = " << p);
+    const auto [rows, cols] = mesh_shape(p);
+    for (std::size_t n : {1, 7, 600}) {
+      INFO("n = " << n);
+      run(matrix_product(), Mesh<>{rows, cols}, n);
+      run(int_plus(), Mesh<>{rows, cols}, n);
+    }
+  }
+}
+
+TEST_CASE("reductions: reduce and reduce_scatter in place, every algorithm that runs in place", "[reductions][in_place]")
+{
+  // for_each_fitting with InPlace: the algorithms the in-place call may name.
+  const auto cs = matrix_product();
+  using C = decltype(cs);
+  std::size_t ran = 0;
+  for (std::size_t p : {1, 2, 3, 4, 5, 8, 9}) {
+    const auto [rows, cols] = mesh_shape(p);
+    const Mesh<> topo{rows, cols};
+    for (std::size_t n : {1, 5, 600}) {
+      INFO("p = " << p << ", n = " << n);
+      report(run_on(topo, [&](auto& comm) {
+        Failures bad;
+        const std::size_t r = comm.rank();
+        for (std::size_t root : roots_of(p))
+          for_each_fitting_and_default<Collective::reduce, false, true>(topo, Problem{}, [&](auto alg) {
+            auto buf = cs.contribution(r, n);
+            call_with(reduce, alg, comm, buf, cs.op, root);
+            if (buf != (r == root ? cs.fold(0, p - 1, 0, n) : cs.contribution(r, n)))
+              bad.push_back(describe<C, decltype(alg)>("reduce", cs, p, n, r, "in place, root " + std::to_string(root) + " "));
+          });
+        for_each_fitting_and_default<Collective::reduce_scatter, false, true>(topo, Problem{}, [&](auto alg) {
+          auto buf = cs.contribution(r, p * n);
+          call_with(reduce_scatter, alg, comm, buf, cs.op);
+          const auto want = cs.fold(0, p - 1, r * n, n);
+          if (!std::equal(want.begin(), want.end(), buf.begin()))
+            bad.push_back(describe<C, decltype(alg)>("reduce_scatter", cs, p, n, r, "in place "));
+        });
+        return bad;
+      }));
+    }
+    for_each_fitting<Collective::reduce, false, true>(topo, Problem{}, [&](auto) { ++ran; });
+  }
+  CHECK(ran > 7);
+}
+
+TEST_CASE("allreduce: an element type that is not default-constructible, with a custom operator", "[reductions][nodefault]")
+{
+  const NoDefaultSum op;
+  for (std::size_t p : {1, 2, 3, 4, 7, 8}) {
+    const auto [rows, cols] = mesh_shape(p);
+    const Mesh<> topo{rows, cols};
+    for (std::size_t n : {1, 9, 700}) {
+      INFO("p = " << p << ", n = " << n);
+      std::vector<NoDefault> want = no_default_values(0, n);
+      for (std::size_t r = 1; r < p; ++r) {
+        const auto x = no_default_values(r, n);
+        for (std::size_t i = 0; i < n; ++i) want[i] = op(want[i], x[i]);
+      }
+      const auto run = [&](auto op_used) {
+        report(run_on(topo, [&](auto& comm) {
+          Failures bad;
+          for_each_fitting_and_default<Collective::allreduce, is_commutative_v<decltype(op_used), NoDefault>>(
+            topo, Problem{}, [&](auto alg) {
+              const auto send = no_default_values(comm.rank(), n);
+              std::vector<NoDefault> recv(n, NoDefault{-1, -1.0});
+              call_with(allreduce, alg, comm, send, recv, op_used);
+              if (recv != want) bad.push_back("allreduce(" + name_of(alg) + ") of NoDefault, rank " + std::to_string(comm.rank()));
+            });
+          return bad;
+        }));
+      };
+      run(op);              // not known commutative: the algorithms that keep rank order
+      run(commutative(op)); // and those that need commutativity
+    }
+  }
+}
+
+TEST_CASE("reductions: an array operator (apply(in, inout, n)) with allreduce and reduce", "[reductions][array_op]")
+{
+  const auto cs = matrix_product(); // its values and fold, with the binary form, as the reference
+  for (std::size_t p : {1, 2, 3, 4, 5, 8, 12}) {
+    const auto [rows, cols] = mesh_shape(p);
+    const Mesh<> topo{rows, cols};
+    for (std::size_t n : {0, 1, 7, 600}) {
+      INFO("p = " << p << ", n = " << n);
+      const auto want = cs.fold(0, p - 1, 0, n);
+      std::vector<long long> sum(n, 0);
+      for (std::size_t r = 0; r < p; ++r)
+        for (std::size_t i = 0; i < n; ++i) sum[i] += static_cast<long long>(r * 1000 + i);
+      report(run_on(topo, [&](auto& comm) {
+        Failures bad;
+        const std::size_t r = comm.rank();
+        const auto send = cs.contribution(r, n);
+        for_each_fitting_and_default<Collective::allreduce, false>(topo, Problem{}, [&](auto alg) {
+          std::vector<Mat> recv(n, cs.poison);
+          call_with(allreduce, alg, comm, send, recv, MatMulArray{});
+          if (recv != want) bad.push_back("allreduce(" + name_of(alg) + ") with an array operator, rank " + std::to_string(r));
+        });
+        for (std::size_t root : roots_of(p))
+          for_each_fitting_and_default<Collective::reduce, false>(topo, Problem{}, [&](auto alg) {
+            std::vector<Mat> recv(n, cs.poison);
+            call_with(reduce, alg, comm, send, recv, MatMulArray{}, root);
+            if (recv != (r == root ? want : std::vector<Mat>(n, cs.poison)))
+              bad.push_back("reduce(" + name_of(alg) + ") with an array operator, root " + std::to_string(root) +
+                            ", rank " + std::to_string(r));
+          });
+        // Declared commutative: every algorithm, those that reorder too.
+        std::vector<long long> mine(n);
+        for (std::size_t i = 0; i < n; ++i) mine[i] = static_cast<long long>(r * 1000 + i);
+        for_each_fitting_and_default<Collective::allreduce>(topo, Problem{}, [&](auto alg) {
+          std::vector<long long> recv(n, -1);
+          call_with(allreduce, alg, comm, mine, recv, commutative(SumArray{}));
+          if (recv != sum) bad.push_back("allreduce(" + name_of(alg) + ") with commutative(array operator), rank " + std::to_string(r));
+        });
+        for_each_fitting_and_default<Collective::reduce>(topo, Problem{}, [&](auto alg) {
+          std::vector<long long> recv(n, -1);
+          call_with(reduce, alg, comm, mine, recv, commutative(SumArray{}), p - 1);
+          if (recv != (r == p - 1 ? sum : std::vector<long long>(n, -1)))
+            bad.push_back("reduce(" + name_of(alg) + ") with commutative(array operator), rank " + std::to_string(r));
+        });
+        return bad;
+      }));
+    }
+  }
+}
+
+TEST_CASE("allreduce: the default on static Ring<5>, Mesh<2,3> and Mesh<3,3>", "[reductions][default]")
+{
+  const auto check = [](auto topo) {
+    const std::size_t p = topo.size();
+    INFO("p = " << p);
+    const auto mat = matrix_product();
+    const auto add = int_plus();
+    report(run_on(topo, [&](auto& comm) {
+      Failures bad;
+      for (std::size_t n : {1, 7, 4096}) {
+        std::vector<Mat> recv(n, mat.poison);
+        allreduce(comm, mat.contribution(comm.rank(), n), recv, mat.op);
+        if (recv != mat.fold(0, p - 1, 0, n)) bad.push_back("allreduce() of matrices, n = " + std::to_string(n));
+        std::vector<int> sum(n, add.poison);
+        allreduce(comm, add.contribution(comm.rank(), n), sum, add.op);
+        if (sum != add.fold(0, p - 1, 0, n)) bad.push_back("allreduce() of int, n = " + std::to_string(n));
+        auto buf = add.contribution(comm.rank(), n);
+        allreduce(comm, buf, add.op);
+        if (buf != add.fold(0, p - 1, 0, n)) bad.push_back("allreduce() of int in place, n = " + std::to_string(n));
+      }
+      return bad;
+    }));
+  };
+  check(Ring<5>{});
+  check(Mesh<2, 3>{});
+  check(Mesh<3, 3>{});
 }
 
 namespace {
@@ -537,11 +738,11 @@ std::vector<std::vector<double>> fp_allreduce(std::size_t p, std::size_t n, Op o
     for (std::size_t i = 0; i < n; ++i) send[i] = fp_value(comm.rank(), i);
     for_each_allreduce<C, Algorithms::all>(comm.topology(), [&](auto alg) {
       std::vector<double> recv(n);
-      allreduce(comm, send, recv, op, alg);
+      call_with(allreduce, alg, comm, send, recv, op);
       all.insert(all.end(), recv.begin(), recv.end());
-      if constexpr (!std::is_same_v<decltype(alg), allreduce_algorithm::Ring>) {
+      if constexpr (runs_in_place<decltype(alg)>) {
         std::vector<double> buf = send;
-        allreduce(comm, buf, op, alg);
+        call_with(allreduce, alg, comm, buf, op);
         all.insert(all.end(), buf.begin(), buf.end());
       }
     });
@@ -654,10 +855,17 @@ TEST_CASE("reductions: bad input throws std::invalid_argument and writes nothing
                     allreduce(comm, s, r, noncommutative, allreduce_algorithm::rabenseifner);
                   });
   }
-  SECTION("allreduce(ring) in place")
+  SECTION("allreduce(ring) in place does not compile")
   {
-    check_refused(ring, 5, 8, "collectives::allreduce(ring): the ring algorithm does not work in place",
-                  [&](auto& comm, auto&, auto& r) { allreduce(comm, r, plus, allreduce_algorithm::ring); });
+    // The ring needs separate buffers (needs.out_of_place): the in-place call is
+    // constrained away; the out-of-place one and other algorithms in place are not.
+    using Comm = Communicator<threads::Endpoint, Ring<>>;
+    using V = std::vector<int>;
+    STATIC_REQUIRE_FALSE(std::invocable<const allreduce_fn&, Comm&, V&, std::plus<int>, allreduce_algorithm::Ring>);
+    STATIC_REQUIRE(std::invocable<const allreduce_fn&, Comm&, const V&, V&, std::plus<int>, allreduce_algorithm::Ring>);
+    STATIC_REQUIRE(
+      std::invocable<const allreduce_fn&, Comm&, V&, std::plus<int>, allreduce_algorithm::RecursiveDoubling>);
+    STATIC_REQUIRE_FALSE(in_place_if_supported<allreduce_algorithm::Ring, true>);
   }
   SECTION("reduce_scatter: sizes")
   {
@@ -667,7 +875,8 @@ TEST_CASE("reductions: bad input throws std::invalid_argument and writes nothing
                   [&](auto& comm, auto& s, auto& r) {
                     reduce_scatter(comm, s, r, noncommutative, reduce_scatter_algorithm::pairwise);
                   });
-    check_refused(ring, 12, 10, "collectives::reduce_scatter: the send range has 10 elements, not a multiple of p = 4",
+    check_refused(ring, 12, 10,
+                  "collectives::reduce_scatter (in place): the send range has 10 elements, not a multiple of p = 4",
                   [&](auto& comm, auto&, auto& r) { reduce_scatter(comm, r, plus); }); // in place
   }
   SECTION("reduce_scatter(recursive_halving) and scan(hypercube) on p = 6")
@@ -679,7 +888,7 @@ TEST_CASE("reductions: bad input throws std::invalid_argument and writes nothing
                   });
     check_refused(Ring<>{6}, 3, 3, "collectives::scan(hypercube): needs a power-of-two number of ranks",
                   [&](auto& comm, auto& s, auto& r) { scan(comm, s, r, plus, scan_algorithm::hypercube); });
-    check_refused(Ring<>{6}, 3, 3, "collectives::reduce: needs a power-of-two number of ranks",
+    check_refused(Ring<>{6}, 3, 3, "collectives::reduce(hypercube): needs a power-of-two number of ranks",
                   [&](auto& comm, auto& s, auto& r) { reduce(comm, s, r, plus, 0, reduce_algorithm::hypercube); });
   }
   SECTION("scan and exscan: receive range too small")

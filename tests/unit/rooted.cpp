@@ -8,6 +8,7 @@
 
 #include "../support/failures.hpp"
 #include "../support/harness.hpp"
+#include "../support/registry.hpp"
 #include "../support/sanitizers.hpp"
 #include "../support/sweeps.hpp"
 
@@ -24,38 +25,19 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-std::string describe(const char* call, const char* alg, const char* type, std::size_t p, std::size_t n,
+std::string describe(const char* call, const std::string& alg, const char* type, std::size_t p, std::size_t n,
                      std::size_t root, std::size_t rank)
 {
   return std::string(call) + "(" + alg + ") on " + type + ": p = " + std::to_string(p) + ", n = " +
          std::to_string(n) + ", root = " + std::to_string(root) + ", wrong on rank " + std::to_string(rank);
 }
 
-/// Calls f(tag) for every broadcast algorithm that fits topo.
-template <class Topo, class F>
-void for_each_broadcast(const Topo& topo, F f)
+/// Calls f(tag) for every algorithm of collective C that fits topo (read from the
+/// registry), then f(automatic) for the call without one.
+template <Collective C, class Topo, class F>
+void for_each_algorithm(const Topo& topo, F f)
 {
-  namespace alg = broadcast_algorithm;
-  f(alg::binomial);
-  if constexpr (detail::may_be_power_of_two<Topo>)
-    if (detail::is_power_of_two(topo.size())) f(alg::hypercube);
-  f(alg::dimensional);
-  f(alg::ring);
-  f(alg::scatter_allgather);
-  f(alg::automatic);
-}
-
-/// Calls f(tag) for every scatter/gather algorithm that fits topo (the tags are shared).
-template <class Topo, class F>
-void for_each_personalized(const Topo& topo, F f)
-{
-  namespace alg = rooted_algorithm;
-  f(alg::binomial);
-  if constexpr (detail::may_be_power_of_two<Topo>)
-    if (detail::is_power_of_two(topo.size())) f(alg::hypercube);
-  f(alg::dimensional);
-  f(alg::ring);
-  f(alg::automatic);
+  for_each_fitting_and_default<C>(topo, Problem{}, f);
 }
 
 /// On this rank: broadcast n values of T from `root` with `alg`; record a mismatch.
@@ -65,9 +47,8 @@ void check_broadcast(Comm& comm, std::size_t n, std::size_t root, Root root_arg,
 {
   const std::size_t r = comm.rank();
   std::vector<T> buf = r == root ? values<T>(root, n) : std::vector<T>(n, poison<T>());
-  if constexpr (std::is_same_v<Alg, broadcast_algorithm::Default>) broadcast(comm, buf, root_arg);
-  else broadcast(comm, buf, root_arg, alg);
-  if (buf != values<T>(root, n)) bad.push_back(describe("broadcast", Alg::name, type_name<T>(), comm.size(), n, root, r));
+  call_with(broadcast, alg, comm, buf, root_arg);
+  if (buf != values<T>(root, n)) bad.push_back(describe("broadcast", name_of(alg), type_name<T>(), comm.size(), n, root, r));
 }
 
 /// On this rank: scatter blocks of m values from `root`: block j of the root's send is
@@ -78,9 +59,8 @@ void check_scatter(Comm& comm, std::size_t m, std::size_t root, Root root_arg, A
   const std::size_t r = comm.rank(), p = comm.size();
   const std::vector<T> send = r == root ? gathered<T>(p, m) : std::vector<T>{};
   std::vector<T> recv(m, poison<T>());
-  if constexpr (std::is_same_v<Alg, rooted_algorithm::Default>) scatter(comm, send, recv, root_arg);
-  else scatter(comm, send, recv, root_arg, alg);
-  if (recv != values<T>(r, m)) bad.push_back(describe("scatter", Alg::name, type_name<T>(), p, m, root, r));
+  call_with(scatter, alg, comm, send, recv, root_arg);
+  if (recv != values<T>(r, m)) bad.push_back(describe("scatter", name_of(alg), type_name<T>(), p, m, root, r));
 }
 
 /// On this rank: gather blocks of m values (rank j's is values(j)) at `root`; non-roots
@@ -91,10 +71,9 @@ void check_gather(Comm& comm, std::size_t m, std::size_t root, Root root_arg, Al
   const std::size_t r = comm.rank(), p = comm.size();
   const std::vector<T> send = values<T>(r, m);
   std::vector<T> recv(r == root ? p * m : 0, poison<T>());
-  if constexpr (std::is_same_v<Alg, rooted_algorithm::Default>) gather(comm, send, recv, root_arg);
-  else gather(comm, send, recv, root_arg, alg);
+  call_with(gather, alg, comm, send, recv, root_arg);
   if (r != root) return;
-  if (recv != gathered<T>(p, m)) bad.push_back(describe("gather", Alg::name, type_name<T>(), p, m, root, r));
+  if (recv != gathered<T>(p, m)) bad.push_back(describe("gather", name_of(alg), type_name<T>(), p, m, root, r));
 }
 
 /// Every algorithm of the three collectives with every root in roots_of(p), n values of T.
@@ -105,11 +84,9 @@ void check_all(const Topo& topo, std::size_t n)
   report(run_on(topo, [&](auto& comm) {
     Failures bad;
     for (std::size_t root : roots_of(p)) {
-      for_each_broadcast(topo, [&](auto alg) { check_broadcast<T>(comm, n, root, root, alg, bad); });
-      for_each_personalized(topo, [&](auto alg) {
-        check_scatter<T>(comm, n, root, root, alg, bad);
-        check_gather<T>(comm, n, root, root, alg, bad);
-      });
+      for_each_algorithm<Collective::broadcast>(topo, [&](auto alg) { check_broadcast<T>(comm, n, root, root, alg, bad); });
+      for_each_algorithm<Collective::scatter>(topo, [&](auto alg) { check_scatter<T>(comm, n, root, root, alg, bad); });
+      for_each_algorithm<Collective::gather>(topo, [&](auto alg) { check_gather<T>(comm, n, root, root, alg, bad); });
     }
     return bad;
   }));
@@ -156,10 +133,17 @@ TEST_CASE("rooted: dimensional trees on meshes, tori and hypercubes", "[rooted]"
   // Every root of a mesh: the phases run relative to the root's row and column.
   report(run_on(Mesh<>{3, 4}, [](auto& comm) {
     Failures bad;
+    // Every algorithm that fits the mesh (the dimensional ones among them).
     for (std::size_t root = 0; root < 12; ++root) {
-      check_broadcast<char>(comm, 3, root, root, broadcast_algorithm::dimensional, bad);
-      check_scatter<char>(comm, 3, root, root, scatter_algorithm::dimensional, bad);
-      check_gather<char>(comm, 3, root, root, gather_algorithm::dimensional, bad);
+      for_each_fitting<Collective::broadcast>(Mesh<>{3, 4}, Problem{}, [&](auto alg) {
+        check_broadcast<char>(comm, 3, root, root, alg, bad);
+      });
+      for_each_fitting<Collective::scatter>(Mesh<>{3, 4}, Problem{}, [&](auto alg) {
+        check_scatter<char>(comm, 3, root, root, alg, bad);
+      });
+      for_each_fitting<Collective::gather>(Mesh<>{3, 4}, Problem{}, [&](auto alg) {
+        check_gather<char>(comm, 3, root, root, alg, bad);
+      });
     }
     return bad;
   }));
@@ -183,11 +167,12 @@ void check_twins(const Dynamic& dyn)
     Failures bad;
     auto each_root = [&](auto root_arg) {
       constexpr std::size_t root = decltype(root_arg)::value;
-      for_each_broadcast(topo, [&](auto alg) { check_broadcast<double>(comm, 5, root, root_arg, alg, bad); });
-      for_each_personalized(topo, [&](auto alg) {
-        check_scatter<double>(comm, 5, root, root_arg, alg, bad);
-        check_gather<double>(comm, 5, root, root_arg, alg, bad);
-      });
+      for_each_algorithm<Collective::broadcast>(
+        topo, [&](auto alg) { check_broadcast<double>(comm, 5, root, root_arg, alg, bad); });
+      for_each_algorithm<Collective::scatter>(topo,
+                                              [&](auto alg) { check_scatter<double>(comm, 5, root, root_arg, alg, bad); });
+      for_each_algorithm<Collective::gather>(topo,
+                                             [&](auto alg) { check_gather<double>(comm, 5, root, root_arg, alg, bad); });
     };
     each_root(root_c<R>);
     each_root(root_c<P - 1>);
@@ -226,6 +211,89 @@ TEST_CASE("rooted: std::array and std::span buffers", "[rooted]")
     return ok;
   });
   for (std::size_t r = 0; r < 4; ++r) CHECK(got[r]);
+}
+
+TEST_CASE("rooted: send and receive the same buffer", "[rooted][alias]")
+{
+  // scatter: every rank passes one buffer of p*m as send and its first m elements as recv
+  // (at the root they overlap: block 0 is overwritten with block `root`); gather: the first
+  // m elements as send and the whole buffer as recv. As if send had been copied first.
+  std::size_t ran = 0;
+  for (std::size_t p : {1, 2, 3, 4, 6, 8}) {
+    const auto [rows, cols] = mesh_shape(p);
+    const Mesh<> mesh{rows, cols};
+    constexpr std::size_t m = 3;
+    report(run_on(mesh, [&](auto& comm) {
+      Failures bad;
+      const std::size_t r = comm.rank();
+      for (std::size_t root : roots_of(p)) {
+        for_each_algorithm<Collective::scatter>(mesh, [&](auto alg) {
+          std::vector<Particle> buf = r == root ? gathered<Particle>(p, m) : std::vector<Particle>(p * m, poison<Particle>());
+          call_with(scatter, alg, comm, buf, std::span<Particle>(buf).first(m), root);
+          if (!std::equal(buf.begin(), buf.begin() + m, values<Particle>(r, m).begin()))
+            bad.push_back(describe("scatter aliased", name_of(alg), "Particle", p, m, root, r));
+        });
+        for_each_algorithm<Collective::gather>(mesh, [&](auto alg) {
+          std::vector<Particle> buf(p * m, poison<Particle>());
+          const auto mine = values<Particle>(r, m);
+          std::copy(mine.begin(), mine.end(), buf.begin());
+          call_with(gather, alg, comm, std::span<const Particle>(buf).first(m), buf, root);
+          if (r == root && buf != gathered<Particle>(p, m))
+            bad.push_back(describe("gather aliased", name_of(alg), "Particle", p, m, root, r));
+        });
+      }
+      return bad;
+    }));
+    ran += fitting_count<Collective::scatter>(mesh) + fitting_count<Collective::gather>(mesh);
+  }
+  CHECK(ran > 12);
+}
+
+TEST_CASE("rooted: broadcast of an element type that is not default-constructible", "[rooted][nodefault]")
+{
+  std::size_t ran = 0;
+  for (std::size_t p : {1, 3, 4, 8}) {
+    const auto [rows, cols] = mesh_shape(p);
+    const Mesh<> mesh{rows, cols};
+    for (std::size_t n : {1, 9}) {
+      report(run_on(mesh, [&](auto& comm) {
+        Failures bad;
+        for (std::size_t root : roots_of(p))
+          for_each_algorithm<Collective::broadcast>(mesh, [&](auto alg) {
+            std::vector<NoDefault> buf = comm.rank() == root ? no_default_values(root, n)
+                                                             : std::vector<NoDefault>(n, NoDefault{-1, -1.0});
+            call_with(broadcast, alg, comm, buf, root);
+            if (buf != no_default_values(root, n))
+              bad.push_back(describe("broadcast", name_of(alg), "NoDefault", p, n, root, comm.rank()));
+          });
+        return bad;
+      }));
+    }
+    ran += fitting_count<Collective::broadcast>(mesh);
+  }
+  CHECK(ran > 4);
+}
+
+TEST_CASE("rooted: the default broadcast on static Ring<5>, Mesh<2,3> and Mesh<3,3>", "[rooted][default]")
+{
+  // No algorithm named: the cheapest of the algorithms the static type allows.
+  const auto check = [](auto topo) {
+    const std::size_t p = topo.size();
+    INFO("p = " << p);
+    report(run_on(topo, [&](auto& comm) {
+      Failures bad;
+      for (std::size_t root : roots_of(p))
+        for (std::size_t n : {1, 7, 4096}) {
+          std::vector<double> buf = comm.rank() == root ? values<double>(root, n) : std::vector<double>(n, poison<double>());
+          broadcast(comm, buf, root);
+          if (buf != values<double>(root, n)) bad.push_back(describe("broadcast", "default", "double", p, n, root, comm.rank()));
+        }
+      return bad;
+    }));
+  };
+  check(Ring<5>{});
+  check(Mesh<2, 3>{});
+  check(Mesh<3, 3>{});
 }
 
 namespace {
