@@ -33,6 +33,7 @@
 #include <collectives/collective/alltoall.hpp>
 #include <collectives/collective/alltoallv.hpp>
 #include <collectives/collective/barrier.hpp>
+#include <collectives/collective/blocks.hpp>
 #include <collectives/collective/broadcast.hpp>
 #include <collectives/collective/gather.hpp>
 #include <collectives/collective/reduce.hpp>
