@@ -301,11 +301,6 @@ bool on_team(const Case& c, const TopoT& topo, Failure& failure, Body&& body)
       Communicator comm{faulty, topo};
       try {
         body(comm, ep.rank());
-        // Works around a threads-transport race (known_bugs/threads_block_after_copy.cpp):
-        // a single-copy sender about to block may be told its receiver "has already
-        // returned" when the receiver copied the message and returned at once. Nobody
-        // returns before everyone is here; the barrier's messages are eager.
-        barrier(comm);
       } catch (const InjectedFault&) {
         seen[ep.rank()] = "injected";
         throw;

@@ -225,3 +225,32 @@ TEST_CASE("threads: size mismatches count elements when the step names their siz
   CHECK(o.type == "length_error");
   CHECK_THAT(o.what, Contains("which sends 16000 bytes (1000 and 4000 elements of 4 bytes), in broadcast (binomial)"));
 }
+
+TEST_CASE("threads: a sender whose message was taken is not blamed when its receiver returns", "[threads][errors]")
+{
+  // A single-copy message (above the eager limit) whose receiver copies it and returns at
+  // once: the sender, asleep, must see the copy rather than a peer that "has already
+  // returned" (the race the fault-injection tests found; it failed about 1 run in 10,000).
+  threads::Team team(2, threads::Options{.spin = 1, .yields = 1}); // block soon
+  std::vector<std::byte> out(8192, std::byte{1}), in(8192);
+  int failures = 0;
+  for (int run = 0; run < 20000; ++run) {
+    try {
+      team.run([&](threads::Endpoint& ep) {
+        if (ep.rank() == 0) {
+          const ConstBytes piece{out.data(), out.size()};
+          const SendRequest s{1, std::span<const ConstBytes>(&piece, 1)};
+          ep.exchange(std::span<const SendRequest>(&s, 1), {});
+        } else {
+          const MutableBytes piece{in.data(), in.size()};
+          const RecvRequest r{0, std::span<const MutableBytes>(&piece, 1)};
+          ep.exchange({}, std::span<const RecvRequest>(&r, 1));
+        }
+      });
+    } catch (const std::exception& e) {
+      if (failures++ == 0) FAIL_CHECK("run " << run << ": " << e.what());
+    }
+  }
+  CHECK(failures == 0);
+  CHECK(in == out);
+}

@@ -795,10 +795,16 @@ inline std::string Team::waits_text(std::size_t r)
 inline void Team::block(std::size_t me)
 {
   RankState& rs = ranks_[me];
-  // A peer that has returned will never answer.
-  for (std::size_t i = 0; i < rs.sends.size(); ++i)
-    if (rs.send_state[i] != 2 && ranks_[rs.sends[i].peer].finished.load(std::memory_order_acquire))
-      throw_released(me, rs.sends[i].peer, rs.info);
+  // A peer that has returned will never answer -- unless it took this rank's offer, or made
+  // room in the ring, before it returned: its `copied` (tail) store precedes its `finished`
+  // store, so reading finished first and then the channel sees it. Go on in that case.
+  for (std::size_t i = 0; i < rs.sends.size(); ++i) {
+    if (rs.send_state[i] == 2 || !ranks_[rs.sends[i].peer].finished.load(std::memory_order_acquire)) continue;
+    const Channel& ch = channel(me, rs.sends[i].peer);
+    if (rs.send_state[i] == 1 && ch.offer.load(std::memory_order_acquire) == copied) return;
+    if (rs.send_state[i] == 0 && ch.tail.load(std::memory_order_acquire) != ch.tail_seen) return;
+    throw_released(me, rs.sends[i].peer, rs.info);
+  }
   for (std::size_t i = 0; i < rs.recvs.size(); ++i) {
     const std::size_t q = rs.recvs[i].peer;
     if (!rs.recv_done[i] && ranks_[q].finished.load(std::memory_order_acquire) &&
