@@ -26,8 +26,10 @@ set(_COLLECTIVES_TESTING_DIR "${CMAKE_CURRENT_LIST_DIR}")
 # One executable per family keeps each family's instantiations in few TUs and
 # lets the families compile, link and be discovered in parallel.
 # ---------------------------------------------------------------------------
-function(collectives_add_unit_tests family)
-  set(sources ${ARGN})
+# collectives_catch_main(): the target collectives_catch_main, Catch2's main compiled once
+# per build (the slowest TU of all to compile; it needs no optimising) for every Catch2
+# executable of the suite except the MPI ones (tests/support/catch_mpi_main.cpp).
+function(collectives_catch_main)
   if(NOT TARGET collectives_catch_main)
     add_library(collectives_catch_main OBJECT "${PROJECT_SOURCE_DIR}/tests/main.cpp")
     target_link_libraries(collectives_catch_main PRIVATE Catch2::Catch2)
@@ -35,6 +37,11 @@ function(collectives_add_unit_tests family)
     target_compile_features(collectives_catch_main PRIVATE cxx_std_20)
     target_compile_options(collectives_catch_main PRIVATE -O0 -g0)
   endif()
+endfunction()
+
+function(collectives_add_unit_tests family)
+  set(sources ${ARGN})
+  collectives_catch_main()
   set(exe test_${family})
   add_executable(${exe} ${sources})
   target_link_libraries(${exe} PRIVATE
