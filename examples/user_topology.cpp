@@ -6,6 +6,7 @@
 
 #include <collectives/collectives.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdio>
 #include <functional>
@@ -62,7 +63,7 @@ int main()
 
   // And a collective running on it: an all-reduce and an all-gather over 8 threads,
   // checked against the serial sums.
-  bool ok = true;
+  std::vector<char> rank_ok(line.size(), 1); // one flag per rank: the ranks are threads
   collectives::threads::Team team{line.size()};
   team.run([&](collectives::threads::Endpoint& ep) {
     collectives::Communicator comm{ep, line};
@@ -70,9 +71,12 @@ int main()
     std::vector<long> sum(5), all(5 * line.size());
     collectives::allreduce(comm, mine, sum, std::plus<>{});
     collectives::allgather(comm, mine, all);
+    bool ok = true;
     for (long x : sum) ok = ok && x == 36;
     for (std::size_t i = 0; i < all.size(); ++i) ok = ok && all[i] == static_cast<long>(i / 5 + 1);
+    rank_ok[ep.rank()] = ok ? 1 : 0;
   });
+  const bool ok = std::all_of(rank_ok.begin(), rank_ok.end(), [](char c) { return c == 1; });
   std::printf("allreduce and allgather on LinearArray(8) over 8 threads: %s\n", ok ? "correct" : "WRONG");
   return ok ? 0 : 1;
 }
