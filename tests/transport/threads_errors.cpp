@@ -3,6 +3,7 @@
 // §7), and no data is written past it.
 
 #include "support.hpp"
+#include "../support/sanitizers.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -234,7 +235,8 @@ TEST_CASE("threads: a sender whose message was taken is not blamed when its rece
   threads::Team team(2, threads::Options{.spin = 1, .yields = 1}); // block soon
   std::vector<std::byte> out(8192, std::byte{1}), in(8192);
   int failures = 0;
-  for (int run = 0; run < 20000; ++run) {
+  const int runs = testing::sanitized ? 4000 : 20000; // sanitizers: 5-10x slower per run
+  for (int run = 0; run < runs; ++run) {
     try {
       team.run([&](threads::Endpoint& ep) {
         if (ep.rank() == 0) {
