@@ -650,7 +650,7 @@ inline void Team::exchange(std::size_t me, std::span<const SendRequest> sends, s
                                   detail::describe_step(info) + ", receives from invalid rank " +
                                   std::to_string(r.peer));
   if (failed_.load(std::memory_order_acquire) || deadlocked_.load(std::memory_order_acquire))
-    throw_released(me, failed_rank_, info);
+    throw_released(me, p_, info); // (failed_rank_ is read only once failed_ is seen)
 
   // The state of this exchange lives in the rank's reusable vectors: no allocation once
   // the rank has seen a step this large.
@@ -730,7 +730,7 @@ inline void Team::exchange(std::size_t me, std::span<const SendRequest> sends, s
         continue;
       }
       if (failed_.load(std::memory_order_acquire) || deadlocked_.load(std::memory_order_acquire))
-        throw_released(me, failed_rank_, info);
+        throw_released(me, p_, info); // (failed_rank_ is read only once failed_ is seen)
       if (++idle_polls < spin_limit_) {
         pause();
         continue;
