@@ -12,32 +12,30 @@
 //    receive with Combine::left/right: a pass over the words like a local combine); a
 //    rank's step time is its exchange time plus this local time;
 //  - the step takes as long as its slowest rank, and the steps add up.
-// The same code runs in constant evaluation (static_assert on small static topologies)
-// and at run time. The seeds' closed forms (closed_forms.hpp) are tests of it.
+// A rank's messages are summed as integers (messages, hops, words x load), so its time
+// does not depend on the order they come in (step_cost.hpp has the arithmetic).
+// The same code runs in constant evaluation (static_assert on static topologies) and at
+// run time. The seeds' closed forms (closed_forms.hpp) are tests of it.
 //
-// Speed (issue #5: a 4096-node hypercube, 16.7 M messages, well under a second; see
-// benchmarks/estimate.cpp): a step's messages are collected in one flat list; routes on
-// hypercubes and tori are generated from their structure (RouteWalker) rather than by
-// next_hop at every hop; with dense link ids, a first walk only marks links with the
-// step and source (nothing is cleared between steps) to find whether the step shares any
-// link, and only a step that does is walked again to count loads and find each route's
-// worst link (in most steps of most schedules no link is shared).
+// How a step is read: a schedule that states the symmetry of its steps (schedule.hpp,
+// Symmetry) is visited once per class of ranks and the step's cost worked out from the
+// classes (symmetric_cost.hpp): exactly the numbers of the rank-by-rank walk, which
+// estimate_every_rank() keeps as the reference, and which every other step gets (issue
+// #12: this is what makes compile-time selection on 1024 ranks fit the compilers' constant
+// evaluation limits). The walk collects a step's messages in one flat list and routes them
+// on the topology (routes.hpp: routes from the topology's structure, loads counted only
+// in steps that share a link).
 
 #include <collectives/cost/model.hpp>
+#include <collectives/cost/step_cost.hpp>
+#include <collectives/cost/symmetric_cost.hpp>
 #include <collectives/detail/require.hpp>
 #include <collectives/schedule/schedule.hpp>
 #include <collectives/topology/concepts.hpp>
-#include <collectives/topology/hypercube.hpp>
-#include <collectives/topology/torus.hpp>
 
 #include <algorithm>
-#include <array>
-#include <bit>
 #include <cstddef>
-#include <limits>
-#include <tuple>
-#include <utility>
-#include <vector>
+#include <optional>
 
 namespace collectives {
 
@@ -48,6 +46,7 @@ struct CostReport {
   std::size_t messages = 0;   ///< messages sent, over all ranks and steps
   std::size_t congestion = 0; ///< most messages sharing one directed link in one step (0: no message)
   double words = 0;           ///< words sent, over all ranks and steps
+  friend constexpr bool operator==(const CostReport&, const CostReport&) = default;
 };
 
 /// The largest block size estimate() accepts, in words (a guard against overflow to inf).
@@ -55,313 +54,57 @@ inline constexpr double max_block_words = 1e15;
 
 namespace detail {
 
-/// Dense ids of directed links for topologies that have them: a topology's own
-/// link_index, or node * 2 * ndims + 2 * dim + direction on a product of rings.
+/// Sends every op of one rank's step to a MessageStep.
 template <class Topo>
-constexpr bool has_dense_links = product_topology<Topo> || requires(const Topo& t) { t.link_index(0, 1); };
-
-template <class Topo>
-constexpr std::size_t dense_link_count(const Topo& t)
-{
-  if constexpr (requires { t.link_count_bound(); }) return t.link_count_bound();
-  else return t.size() * 2 * t.ndims();
-}
-
-template <class Topo>
-constexpr std::size_t dense_link(const Topo& t, std::size_t from, std::size_t to)
-{
-  if constexpr (requires { t.link_index(from, to); }) {
-    return t.link_index(from, to);
-  } else {
-    for (std::size_t d = 0; d < t.ndims(); ++d) {
-      if (t.coord(from, d) == t.coord(to, d)) continue;
-      return from * 2 * t.ndims() + 2 * d + (t.shift_along(from, d, 1) == to ? 0 : 1);
-    }
-    return from * 2 * t.ndims();
-  }
-}
-
-/// Walks the route from -> to: f(link) for each directed link in order, where link is the
-/// dense id (dense_link) on topologies that have them, else Link{at, next}; returns the
-/// number of hops. This generic walker asks next_hop at every hop; the specialisations
-/// below produce exactly the same links from the route's known structure, without it.
-template <class Topo>
-class RouteWalker {
-public:
-  constexpr explicit RouteWalker(const Topo& t) : topo_(&t) {}
-  /// One more than the largest link id walk() gives (topologies with dense links).
-  constexpr std::size_t link_count() const { return dense_link_count(*topo_); }
-  template <class F>
-  constexpr std::size_t walk(std::size_t from, std::size_t to, F&& f) const
-  {
-    std::size_t hops = 0;
-    for (std::size_t at = from; at != to; ++hops) {
-      const std::size_t next = topo_->next_hop(at, to);
-      detail::require(next != at, "collectives::estimate: the topology's next_hop makes no progress");
-      if constexpr (has_dense_links<Topo>) f(dense_link(*topo_, at, next));
-      else f(Link{at, next});
-      at = next;
-    }
-    return hops;
-  }
-
-private:
-  const Topo* topo_;
-};
-
-/// E-cube on a hypercube (Hypercube::next_hop): the differing bits are flipped lowest
-/// first; the link from `at` along bit i is Hypercube::link_index, at * ndims + i.
-template <std::size_t D>
-class RouteWalker<Hypercube<D>> {
-public:
-  constexpr explicit RouteWalker(const Hypercube<D>& t) : topo_(t) {}
-  constexpr std::size_t link_count() const { return topo_.link_count_bound(); }
-  template <class F>
-  constexpr std::size_t walk(std::size_t from, std::size_t to, F&& f) const
-  {
-    const std::size_t dims = topo_.ndims();
-    std::size_t at = from;
-    std::size_t hops = 0;
-    for (std::size_t diff = from ^ to; diff != 0; diff &= diff - 1, ++hops) {
-      const auto bit = static_cast<std::size_t>(std::countr_zero(diff));
-      f(at * dims + bit);
-      at ^= std::size_t{1} << bit;
-    }
-    return hops;
-  }
-
-private:
-  Hypercube<D> topo_;
-};
-
-/// Dimension-order routing on a torus (ProductTopology::next_hop): dimensions in
-/// route_dim order, along each the shorter way round (plus on a tie), so a route is at
-/// most one run of hops per dimension; link ids as dense_link gives them.
-template <std::size_t... Z>
-class RouteWalker<Torus<Z...>> {
-  static constexpr std::size_t n_ = sizeof...(Z);
-  // Routing starts at the fastest-varying (last) dimension, so the coordinates of a rank
-  // come out in routing order by repeated division: one division per dimension.
-  static_assert(Torus<Z...>::route_dim(0) == n_ - 1, "collectives::estimate: Torus routing order changed");
-
-public:
-  constexpr explicit RouteWalker(const Torus<Z...>& t)
-  {
-    for (std::size_t i = 0; i < n_; ++i) {
-      extent_[i] = t.extent(i);
-      stride_[i] = t.stride(i);
-    }
-    size_ = t.size();
-  }
-  constexpr std::size_t link_count() const { return size_ * 2 * n_; }
-  template <class F>
-  constexpr std::size_t walk(std::size_t from, std::size_t to, F&& f) const
-  {
-    std::size_t at = from;
-    std::size_t hops = 0;
-    std::size_t rest_from = from, rest_to = to; // the coordinates not yet read
-    for (std::size_t k = 0; k < n_; ++k) {
-      const std::size_t dim = Torus<Z...>::route_dim(k);
-      const std::size_t z = extent_[dim];
-      const std::size_t s = stride_[dim];
-      // Routing earlier dimensions left this coordinate as it was at `from`.
-      std::size_t c = rest_from % z;
-      const std::size_t target = rest_to % z;
-      rest_from /= z;
-      rest_to /= z;
-      if (c == target) continue;
-      const std::size_t forward = target > c ? target - c : target + z - c;
-      const bool plus = forward <= z - forward;
-      const std::size_t run = plus ? forward : z - forward;
-      // Direction 0 is the plus neighbour; minus is never taken on a ring of two.
-      const std::size_t link = 2 * dim + (plus ? 0 : 1);
-      for (std::size_t h = 0; h < run; ++h) {
-        f(at * 2 * n_ + link);
-        if (plus) {
-          at = c + 1 == z ? at - c * s : at + s;
-          c = c + 1 == z ? 0 : c + 1;
-        } else {
-          at = c == 0 ? at + (z - 1) * s : at - s;
-          c = c == 0 ? z - 1 : c - 1;
-        }
-      }
-      hops += run;
-    }
-    return hops;
-  }
-
-private:
-  std::array<std::size_t, n_> extent_{}, stride_{};
-  std::size_t size_ = 0;
-};
-
-/// Messages per directed link in one step, on a topology with dense link ids. With
-/// `distinct_sources`, a link counts each sending rank once (one-port: a rank's messages
-/// do not overlap in time).
-///
-/// Most steps of most schedules share no link, so a step is first walked only to find
-/// out whether any link is shared: each link keeps the key step_base + source of the last
-/// route over it (step_base grows by p each step, so nothing is cleared between steps,
-/// and the walk touches 8 bytes a link and nothing else). Only a step that shares a link
-/// is walked again to count the messages on each link (seal) and to find each route's
-/// worst link (worst).
-template <class Topo>
-class DenseLinkLoad {
-public:
-  constexpr DenseLinkLoad(const Topo& t, bool distinct_sources)
-    : walker_(t), distinct_(distinct_sources), p_(t.size()), keys_(walker_.link_count(), 0)
-  {
-  }
-  constexpr void next_step()
-  {
-    base_ += p_; // steps x p stays far below 2^64 for any schedule one can walk
-    most_ = 0;
-    shared_ = false;
-  }
-  /// Notes the route from -> to; returns its hops. Routes must come in order of source
-  /// rank (a source's routes together).
-  constexpr std::size_t add_route(std::size_t from, std::size_t to)
-  {
-    const std::size_t key = base_ + from;
-    // A key in [base_, base_ + limit) is a route of this step from another source (they
-    // come in increasing order), or under all-port from any source; the unsigned
-    // difference is huge for a key of an earlier step.
-    const std::size_t limit = distinct_ ? from : p_;
-    const std::size_t base = base_;
-    std::size_t* const keys = keys_.data();
-    bool shared = false;
-    const std::size_t hops = walker_.walk(from, to, [&](std::size_t id) {
-      shared |= keys[id] - base < limit;
-      keys[id] = key;
-    });
-    shared_ = shared_ || shared;
-    if (hops > 0 && most_ == 0) most_ = 1;
-    return hops;
-  }
-  /// Call once all of the step's routes are in: counts the loads if a link is shared.
-  template <class Messages>
-  constexpr void seal(const Messages& messages)
-  {
-    if (!shared_) return;
-    if (counts_.empty()) counts_.resize(keys_.size());
-    for (const auto& msg : messages) {
-      const std::size_t key = base_ + msg.from;
-      walker_.walk(msg.from, msg.to, [&](std::size_t id) {
-        auto& c = counts_[id];
-        if (c.base != base_) {
-          c = {base_, key, 1};
-        } else if (!distinct_ || c.key != key) {
-          c.key = key;
-          most_ = std::max(most_, ++c.count);
-        }
-      });
-    }
-  }
-  /// The most messages on any one link in this step (0: no link used).
-  constexpr std::size_t most() const { return most_; }
-  /// The most messages on any link of the route from -> to of message `msg` (1 at least;
-  /// only asked when most() > 1).
-  constexpr std::size_t worst(std::size_t /*msg*/, std::size_t from, std::size_t to) const
-  {
-    std::size_t w = 1;
-    if (counts_.empty()) return w;
-    walker_.walk(from, to, [&](std::size_t id) { w = std::max(w, counts_[id].count); });
-    return w;
-  }
-
-private:
-  struct Count {
-    std::size_t base = 0;  // step_base of the step counted
-    std::size_t key = 0;   // step_base + source of the last message counted
-    std::size_t count = 0; // messages (or distinct sources) on the link in that step
-  };
-
-  RouteWalker<Topo> walker_;
-  bool distinct_;
-  std::size_t p_;
-  std::vector<std::size_t> keys_;
-  std::vector<Count> counts_; // allocated at the first shared link
-  std::size_t base_ = 0;
-  std::size_t most_ = 0;
-  bool shared_ = false;
-};
-
-/// The same for topologies without dense link ids: each route's links are listed as
-/// (from, to, source), and a sorted copy of the step's list gives the loads.
-template <class Topo>
-class SparseLinkLoad {
-public:
-  constexpr SparseLinkLoad(const Topo& t, bool distinct_sources) : walker_(t), distinct_(distinct_sources) {}
-  constexpr void next_step()
-  {
-    route_at_.clear();
-    route_links_.clear();
-    most_ = 0;
-  }
-  constexpr std::size_t add_route(std::size_t from, std::size_t to)
-  {
-    route_at_.push_back(route_links_.size());
-    return walker_.walk(from, to, [&](Link l) { route_links_.push_back({l.from, l.to, from}); });
-  }
-  template <class Messages>
-  constexpr void seal(const Messages&)
-  {
-    route_at_.push_back(route_links_.size());
-    sorted_ = route_links_;
-    std::sort(sorted_.begin(), sorted_.end());
-    if (distinct_) sorted_.erase(std::unique(sorted_.begin(), sorted_.end()), sorted_.end());
-    // Runs of one link in sorted_: the most messages on a link.
-    for (std::size_t i = 0, run = 0; i < sorted_.size(); ++i) {
-      const bool same = i > 0 && std::get<0>(sorted_[i]) == std::get<0>(sorted_[i - 1]) &&
-                        std::get<1>(sorted_[i]) == std::get<1>(sorted_[i - 1]);
-      run = same ? run + 1 : 1;
-      most_ = std::max(most_, run);
-    }
-  }
-  constexpr std::size_t most() const { return most_; }
-  constexpr std::size_t worst(std::size_t msg, std::size_t, std::size_t) const
-  {
-    std::size_t w = 1;
-    for (std::size_t i = route_at_[msg]; i < route_at_[msg + 1]; ++i) {
-      const auto& l = route_links_[i];
-      const auto lo = std::lower_bound(sorted_.begin(), sorted_.end(), std::tuple{std::get<0>(l), std::get<1>(l), std::size_t{0}});
-      const auto hi = std::lower_bound(sorted_.begin(), sorted_.end(), std::tuple{std::get<0>(l), std::get<1>(l) + 1, std::size_t{0}});
-      w = std::max(w, static_cast<std::size_t>(hi - lo));
-    }
-    return w;
-  }
-
-private:
-  RouteWalker<Topo> walker_;
-  bool distinct_;
-  std::size_t most_ = 0;
-  std::vector<std::size_t> route_at_; // per message: its first entry in route_links_
-  std::vector<std::tuple<std::size_t, std::size_t, std::size_t>> route_links_, sorted_;
-};
-
-template <class Topo>
-using LinkLoad = std::conditional_t<has_dense_links<Topo>, DenseLinkLoad<Topo>, SparseLinkLoad<Topo>>;
-
-/// One message of a step.
-struct CostMessage {
-  std::size_t from = 0;
-  std::size_t to = 0;
-  std::size_t blocks = 0;
-  std::size_t hops = 0;
-};
-
-/// Collects a step's messages, rank after rank, into one flat list, and each rank's
-/// blocks of local work.
-struct CostVisitor {
-  std::vector<CostMessage>* messages;
-  std::size_t* local_blocks; // this rank's
+struct WalkVisitor {
+  MessageStep<Topo>* step;
   std::size_t rank;
-  constexpr void send(const SendOp& op) { messages->push_back({rank, op.peer, op.blocks.count, 0}); }
+  constexpr void send(const SendOp& op) { step->message(op.peer, op.blocks.count); }
   constexpr void recv(const RecvOp& op)
   {
-    if (op.combine != Combine::copy) *local_blocks += op.blocks.count;
+    if (op.combine != Combine::copy) step->local(rank, op.blocks.count);
   }
-  constexpr void local(const LocalOp& op) { *local_blocks += op.from.count; }
+  constexpr void local(const LocalOp& op) { step->local(rank, op.from.count); }
+};
+
+template <schedule S, topology T>
+constexpr void check_estimate_args(const S& s, const T& topo, const CostModel& model, double m)
+{
+  model.validated();
+  expect(m >= 0 && m <= max_block_words,
+          "collectives::estimate: m (words per block) must be finite, non-negative and at most 1e15");
+  expect(s.size() == topo.size(), "collectives::estimate: the schedule and the topology differ in size");
+}
+
+/// Step k, rank by rank.
+template <schedule S, topology T>
+constexpr StepTally walk_step(const S& s, std::size_t k, MessageStep<T>& step)
+{
+  step.begin();
+  for (std::size_t r = 0; r < s.size(); ++r) {
+    step.source(r);
+    WalkVisitor<T> v{&step, r};
+    s.visit(r, k, v);
+  }
+  return step.finish();
+}
+
+struct ReportSum {
+  CostReport report;
+  std::size_t blocks = 0;
+  constexpr void add(const StepTally& t)
+  {
+    report.time += t.time;
+    report.steps += t.messages > 0 ? 1 : 0;
+    report.messages += t.messages;
+    report.congestion = std::max(report.congestion, t.congestion);
+    blocks += t.blocks;
+  }
+  constexpr CostReport done(double m)
+  {
+    report.words = static_cast<double>(blocks) * m;
+    return report;
+  }
 };
 
 } // namespace detail
@@ -371,74 +114,69 @@ struct CostVisitor {
 /// schedule's blocks are its pieces: pass the piece size). See the top of this header for
 /// the rules. Requirements: model valid (CostModel::validated), 0 <= m <= max_block_words,
 /// s.size() == topo.size(); std::invalid_argument otherwise (a compile error in constant
-/// evaluation). Cost: O(steps x messages x hops) time, O(p + links) memory; no O(p^2).
+/// evaluation). Cost: for a step whose symmetry the schedule states, one visit per class
+/// (a few) and, on a network its translations preserve, O(messages of a class) work; else
+/// O(messages x hops) time; O(p + links) memory; no O(p^2).
 template <schedule S, topology T>
 constexpr CostReport estimate(const S& s, const T& topo, const CostModel& model, double m)
 {
-  model.validated();
-  detail::require(m >= 0 && m <= max_block_words,
-                  "collectives::estimate: m (words per block) must be finite, non-negative and at most 1e15");
-  detail::require(s.size() == topo.size(), "collectives::estimate: the schedule and the topology differ in size");
-  constexpr std::size_t no_value = std::numeric_limits<std::size_t>::max();
-  CostReport report;
-  const std::size_t p = s.size();
-  const bool one_port = model.ports == Ports::one;
-  detail::LinkLoad<T> load(topo, one_port);
-  std::vector<detail::CostMessage> messages;
-  std::vector<std::size_t> local_blocks(p, 0);
-  std::vector<double> send_busy(p, 0.0), recv_busy(p, 0.0); // zero between steps
-  for (std::size_t k = 0; k < s.num_steps(); ++k) {
-    load.next_step();
-    messages.clear();
-    for (std::size_t r = 0; r < p; ++r) {
-      local_blocks[r] = 0;
-      detail::CostVisitor v{&messages, &local_blocks[r], r};
-      s.visit(r, k, v);
+  detail::check_estimate_args(s, topo, model, m);
+  detail::MessageStep<T> step(topo, model, m);
+  detail::ReportSum sum;
+  if constexpr (symmetric_schedule<S>) {
+    detail::SymmetricCost<T> sym(topo, model, m, step);
+    for (std::size_t k = 0; k < s.num_steps(); ++k) {
+      detail::StepTally t;
+      if (!sym.step(s, k, t)) t = detail::walk_step(s, k, step);
+      sum.add(t);
     }
-    // In a loop of its own: the route walk is the hot loop, and keeps its registers.
-    for (auto& msg : messages) {
-      detail::require(msg.to < p, "collectives::estimate: a schedule sends to a rank out of range");
-      msg.hops = load.add_route(msg.from, msg.to);
-    }
-    load.seal(messages);
-    // The most loaded link is on some route, so it is the step's congestion; and with no
-    // link carrying two messages, every route's worst load is 1: no second walk.
-    report.congestion = std::max(report.congestion, load.most());
-    const bool contended = load.most() > 1;
-    // A step's messages mostly look alike: the last one's words and time are reused.
-    detail::CostMessage last{0, 0, no_value, 0};
-    std::size_t last_worst = 0;
-    double words = 0, t = 0;
-    for (std::size_t i = 0; i < messages.size(); ++i) {
-      const auto& msg = messages[i];
-      const std::size_t worst = contended ? load.worst(i, msg.from, msg.to) : 1;
-      if (msg.blocks != last.blocks || msg.hops != last.hops || worst != last_worst) {
-        words = static_cast<double>(msg.blocks) * m;
-        t = message_time(model, words * static_cast<double>(worst), static_cast<double>(msg.hops));
-        last = msg;
-        last_worst = worst;
-      }
-      report.words += words;
-      if (one_port) {
-        send_busy[msg.from] += t;
-        recv_busy[msg.to] += t;
-      } else {
-        send_busy[msg.from] = std::max(send_busy[msg.from], t);
-        recv_busy[msg.to] = std::max(recv_busy[msg.to], t);
-      }
-    }
-    report.messages += messages.size();
-    double step = 0;
-    for (std::size_t r = 0; r < p; ++r) {
-      // (Adding a local time of zero would change nothing: it is skipped.)
-      const double busy = std::max(send_busy[r], recv_busy[r]);
-      step = std::max(step, local_blocks[r] == 0 ? busy : busy + model.t_r * static_cast<double>(local_blocks[r]) * m);
-      send_busy[r] = recv_busy[r] = 0;
-    }
-    report.time += step;
-    report.steps += messages.empty() ? 0 : 1;
+  } else {
+    for (std::size_t k = 0; k < s.num_steps(); ++k) sum.add(detail::walk_step(s, k, step));
   }
-  return report;
+  return sum.done(m);
+}
+
+/// estimate() visiting every rank of every step, whatever the schedule states about its
+/// symmetry: the reference the symmetric evaluations are tested against (they give the
+/// same CostReport, bit for bit). Requirements and errors as estimate(); O(steps x p)
+/// visits.
+template <schedule S, topology T>
+constexpr CostReport estimate_every_rank(const S& s, const T& topo, const CostModel& model, double m)
+{
+  detail::check_estimate_args(s, topo, model, m);
+  detail::MessageStep<T> step(topo, model, m);
+  detail::ReportSum sum;
+  for (std::size_t k = 0; k < s.num_steps(); ++k) sum.add(detail::walk_step(s, k, step));
+  return sum.done(m);
+}
+
+/// estimate(), or std::nullopt when the time is known to be at least `limit` without
+/// working it out exactly: a step whose every rank sends several messages on a network the
+/// schedule's translations do not preserve (the all-port hypercube alltoall on a ring, say)
+/// is first given a lower bound (its own hops, each message's load at least that of its
+/// family alone), and when these bounds and the other steps' exact times already add up to
+/// `limit` the step is never enumerated. What select() uses to pass over candidates that
+/// cannot win; the time returned, when one is, is estimate()'s.
+template <schedule S, topology T>
+constexpr std::optional<CostReport> estimate_unless_at_least(const S& s, const T& topo, const CostModel& model,
+                                                             double m, double limit)
+{
+  if constexpr (symmetric_schedule<S>) {
+    detail::check_estimate_args(s, topo, model, m);
+    detail::MessageStep<T> step(topo, model, m);
+    detail::ReportSum sum;
+    detail::SymmetricCost<T> sym(topo, model, m, step);
+    sym.bound_only(true);
+    for (std::size_t k = 0; k < s.num_steps(); ++k) {
+      detail::StepTally t;
+      if (!sym.step(s, k, t)) t = detail::walk_step(s, k, step);
+      sum.add(t);
+    }
+    if (!sym.inexact()) return sum.done(m);
+    // The bounds add up like the times (rounding is monotone): no more than the estimate.
+    if (sum.report.time >= limit) return std::nullopt;
+  }
+  return estimate(s, topo, model, m);
 }
 
 /// Just the time: estimate(s, topo, model, m).time.

@@ -64,6 +64,20 @@ constexpr CostReport predict(A a, const T& topo, const CostModel& model, const P
   return predict_on(a, topo, topo, model, problem);
 }
 
+namespace detail {
+/// predict()'s time, or std::nullopt when it is known to be at least `limit` (see
+/// estimate_unless_at_least). A fits `topo` and the problem.
+template <algorithm A, topology T>
+constexpr std::optional<double> predict_unless_at_least(A, const T& topo, const CostModel& model,
+                                                        const Problem& problem, double limit)
+{
+  const auto report = estimate_unless_at_least(A::schedule(topo, problem), topo, model,
+                                               problem.m / static_cast<double>(A::pieces(topo.size())), limit);
+  if (!report) return std::nullopt;
+  return report->time;
+}
+} // namespace detail
+
 /// The outcome of select(): the cheapest fitting candidate's position in the candidates,
 /// its name and predicted time; `found` is false (and index npos) when none fits.
 struct Selection {
@@ -96,9 +110,15 @@ constexpr Selection select(const boost::hana::tuple<A...>& candidates, const T& 
     using Tag = decltype(tag);
     if constexpr (fits_topology_type<Tag, T>) {
       if (fits(tag, topo, problem)) {
-        const double t = predict(tag, topo, model, problem).time;
         ++s.best.candidates;
-        if (t < s.best.time || !s.best.found()) s.best = Selection{s.at, Tag::name, t, s.best.candidates};
+        if (!s.best.found()) {
+          s.best = Selection{s.at, Tag::name, predict(tag, topo, model, problem).time, s.best.candidates};
+        } else {
+          // A later candidate wins only if strictly cheaper: one whose time is known to
+          // be at least the best's is passed over without working it out exactly.
+          const auto t = detail::predict_unless_at_least(tag, topo, model, problem, s.best.time);
+          if (t && *t < s.best.time) s.best = Selection{s.at, Tag::name, *t, s.best.candidates};
+        }
       }
     }
     ++s.at;

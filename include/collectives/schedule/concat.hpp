@@ -21,6 +21,17 @@ public:
   constexpr std::size_t scratch_blocks() const { return std::max(first_.scratch_blocks(), second_.scratch_blocks()); }
   constexpr Spec operation() const { return spec_; }
   constexpr const First& first() const { return first_; }
+  /// The part's statement for the step (none() for a part that states nothing).
+  constexpr Symmetry symmetry(std::size_t step) const
+  {
+    if (step < first_.num_steps()) {
+      if constexpr (symmetric_schedule<First>) return first_.symmetry(step);
+      else return Symmetry::none();
+    } else {
+      if constexpr (symmetric_schedule<Second>) return second_.symmetry(step - first_.num_steps());
+      else return Symmetry::none();
+    }
+  }
   constexpr const Second& second() const { return second_; }
 
   template <class V>

@@ -20,6 +20,17 @@ public:
   constexpr std::size_t num_steps() const { return call([](const auto& s) { return s.num_steps(); }); }
   constexpr std::size_t scratch_blocks() const { return call([](const auto& s) { return s.scratch_blocks(); }); }
   constexpr auto operation() const { return call([](const auto& s) { return s.operation(); }); }
+  /// The alternative's statement for the step (none() for one that states nothing).
+  constexpr Symmetry symmetry(std::size_t step) const
+  {
+    if (s_.index() == 0) {
+      if constexpr (symmetric_schedule<A>) return std::get<0>(s_).symmetry(step);
+      else return Symmetry::none();
+    } else {
+      if constexpr (symmetric_schedule<B>) return std::get<1>(s_).symmetry(step);
+      else return Symmetry::none();
+    }
+  }
   /// True when built from the first alternative.
   constexpr bool first() const { return s_.index() == 0; }
 

@@ -52,6 +52,17 @@ public:
   constexpr std::size_t num_steps() const { return inner_.num_steps() + 2; }
   constexpr std::size_t scratch_blocks() const { return std::max(inner_.scratch_blocks(), blocks_); }
   constexpr Spec operation() const { return spec_; }
+  /// With p a power of two nothing is folded: step 0 loads the contributions, the inner
+  /// schedule's steps follow as it states them, the last step is empty. (Otherwise: not
+  /// stated.)
+  constexpr Symmetry symmetry(std::size_t step) const
+  {
+    if (rem() != 0) return Symmetry::none();
+    if (step == 0) return src_ != Buffer::output ? Symmetry::uniform(RankGroup::cyclic(p_)) : Symmetry::in(RankGroup::cyclic(p_));
+    if (step == num_steps() - 1) return Symmetry::in(RankGroup::cyclic(p_));
+    if constexpr (symmetric_schedule<Inner>) return inner_.symmetry(step - 1);
+    else return Symmetry::none();
+  }
 
   template <class V>
   constexpr void visit(std::size_t r, std::size_t step, V& v) const

@@ -5,6 +5,7 @@
 #include <collectives/algorithm/allgather/common.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
+#include <collectives/schedule/schedule.hpp>
 #include <collectives/topology/concepts.hpp>
 #include <collectives/detail/bits.hpp>
 
@@ -22,6 +23,8 @@ public:
   constexpr std::size_t num_steps() const { return size() > 1 ? detail::ceil_log2(size()) : 1; }
   constexpr std::size_t scratch_blocks() const { return 0; }
   constexpr AllgatherOp operation() const { return {size(), in_place_}; }
+  /// Every rank does rank 0's step, translated (rank + r).
+  constexpr Symmetry symmetry(std::size_t) const { return Symmetry::uniform(RankGroup::cyclic(size())); }
 
   template <class V>
   constexpr void visit(std::size_t r, std::size_t step, V& v) const

@@ -7,6 +7,7 @@
 #include <collectives/schedule/fold.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
+#include <collectives/schedule/schedule.hpp>
 #include <collectives/topology/concepts.hpp>
 
 #include <cstddef>
@@ -25,6 +26,8 @@ public:
   constexpr std::size_t num_steps() const { return p_ > 1 ? detail::log2_exact(p_) : 0; }
   constexpr std::size_t scratch_blocks() const { return 0; }
   constexpr AllreduceOp operation() const { return {p_, blocks_, false}; }
+  /// Every rank does rank 0's step, translated (rank XOR r).
+  constexpr Symmetry symmetry(std::size_t) const { return Symmetry::uniform(RankGroup::bits(p_)); }
 
   template <class V>
   constexpr void visit(std::size_t r, std::size_t step, V& v) const

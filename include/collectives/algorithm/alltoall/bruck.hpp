@@ -24,6 +24,7 @@
 #include <collectives/algorithm/algorithm.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
+#include <collectives/schedule/schedule.hpp>
 #include <collectives/topology/concepts.hpp>
 
 #include <cstddef>
@@ -71,6 +72,8 @@ public:
   /// tmp (p blocks) and the staging region; p <= 2 needs neither.
   constexpr std::size_t scratch_blocks() const { return steps_ >= 2 ? size() + staging_ : 0; }
   constexpr AlltoallOp operation() const { return {size()}; }
+  /// Every rank does rank 0's step, translated (rank + r).
+  constexpr Symmetry symmetry(std::size_t) const { return Symmetry::uniform(RankGroup::cyclic(size())); }
 
   template <class V>
   constexpr void visit(std::size_t r, std::size_t k, V& v) const

@@ -41,6 +41,7 @@
 #include <collectives/schedule/rings.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
+#include <collectives/schedule/schedule.hpp>
 #include <collectives/topology/concepts.hpp>
 
 #include <cstddef>
@@ -93,6 +94,8 @@ public:
   constexpr std::size_t num_phases() const { return phases_; }
   constexpr std::size_t scratch_blocks() const { return region_blocks() + halves_ * half_; }
   constexpr AlltoallOp operation() const { return {size()}; }
+  /// Every rank does rank 0's step, translated along the rings.
+  constexpr Symmetry symmetry(std::size_t) const { return Symmetry::uniform(RankGroup::of(topo_)); }
 
   template <class V>
   constexpr void visit(std::size_t r, std::size_t step, V& v) const

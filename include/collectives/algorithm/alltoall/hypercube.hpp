@@ -41,6 +41,7 @@
 #include <collectives/algorithm/algorithm.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
+#include <collectives/schedule/schedule.hpp>
 #include <collectives/topology/concepts.hpp>
 
 #include <bit>
@@ -80,6 +81,8 @@ public:
   /// log p, the dimension of the hypercube the schedule walks.
   constexpr std::size_t dims() const { return log2_exact(size()); }
   constexpr AlltoallOp operation() const { return {size()}; }
+  /// Every rank does rank 0's step, translated (rank XOR r).
+  constexpr Symmetry symmetry(std::size_t) const { return Symmetry::uniform(RankGroup::bits(size())); }
 
 protected:
   constexpr HypercubeAlltoall(std::size_t p, const char* call) : p_(p) { require_power_of_two_ranks(p_, call); }

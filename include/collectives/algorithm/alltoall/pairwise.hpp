@@ -12,6 +12,7 @@
 #include <collectives/algorithm/algorithm.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
+#include <collectives/schedule/schedule.hpp>
 #include <collectives/topology/concepts.hpp>
 
 #include <cstddef>
@@ -27,6 +28,8 @@ public:
   constexpr std::size_t num_steps() const { return size() > 1 ? size() - 1 : 1; }
   constexpr std::size_t scratch_blocks() const { return 0; }
   constexpr AlltoallOp operation() const { return {size()}; }
+  /// Every rank does rank 0's step, translated (rank + r).
+  constexpr Symmetry symmetry(std::size_t) const { return Symmetry::uniform(RankGroup::cyclic(size())); }
 
   template <class V>
   constexpr void visit(std::size_t r, std::size_t step, V& v) const
@@ -57,6 +60,8 @@ public:
   constexpr std::size_t num_steps() const { return size() > 1 ? size() - 1 : 1; }
   constexpr std::size_t scratch_blocks() const { return 0; }
   constexpr AlltoallOp operation() const { return {size()}; }
+  /// Every rank does rank 0's step, translated (rank XOR r).
+  constexpr Symmetry symmetry(std::size_t) const { return Symmetry::uniform(RankGroup::bits(size())); }
 
   template <class V>
   constexpr void visit(std::size_t r, std::size_t step, V& v) const

@@ -4,6 +4,7 @@
 #include <collectives/algorithm/algorithm.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
+#include <collectives/schedule/schedule.hpp>
 #include <collectives/topology/concepts.hpp>
 
 #include <cstddef>
@@ -23,6 +24,16 @@ public:
   constexpr std::size_t num_steps() const { return up() > 0 ? up() : 1; }
   constexpr std::size_t scratch_blocks() const { return 0; }
   constexpr BroadcastOp operation() const { return {p_, root_, blocks_}; }
+  /// Step s involves the ranks s and s + 1 places either way from the root only.
+  constexpr Symmetry symmetry(std::size_t step) const
+  {
+    const std::size_t p = p_, r = root_ % p, s = step % p;
+    const std::size_t a = (r + s) % p, b = (a + 1) % p, c = (r + p - s) % p, d = (c + p - 1) % p;
+    const RankGroup g = RankGroup::cyclic(p);
+    if (a != b && a != c && a != d && b != c && b != d && c != d) // (most steps: in one expression)
+      return Symmetry::of(g, RankClass::only(a), RankClass::only(b), RankClass::only(c), RankClass::only(d));
+    return Symmetry::in(g).with_rank(a).with_rank(b).with_rank(c).with_rank(d);
+  }
 
   template <class V>
   constexpr void visit(std::size_t r, std::size_t step, V& v) const

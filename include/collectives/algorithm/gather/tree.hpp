@@ -7,6 +7,7 @@
 #include <collectives/algorithm/tree/shape.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
+#include <collectives/schedule/schedule.hpp>
 #include <collectives/topology/concepts.hpp>
 
 #include <cstddef>
@@ -23,6 +24,15 @@ public:
   constexpr std::size_t num_steps() const { return shape_.num_steps() > 0 ? shape_.num_steps() : 1; }
   constexpr std::size_t scratch_blocks() const { return in_place_ ? 0 : p_; }
   constexpr GatherOp operation() const { return {p_, root_}; }
+  /// The broadcast tree's steps backwards (tree/shape.hpp); in the first step every rank
+  /// also places its own block.
+  constexpr Symmetry symmetry(std::size_t step) const
+  {
+    const std::size_t total = shape_.num_steps();
+    if (total == 0) return in_place_ ? Symmetry::in(shape_group(shape_)) : Symmetry::uniform(shape_group(shape_));
+    if (!in_place_ && step == 0) return tree_symmetry_all(shape_, root_, total - 1, p_);
+    return tree_symmetry(shape_, root_, total - 1 - step);
+  }
 
   template <class V>
   constexpr void visit(std::size_t r, std::size_t step, V& v) const

@@ -4,6 +4,7 @@
 #include <collectives/algorithm/algorithm.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
+#include <collectives/schedule/schedule.hpp>
 #include <collectives/topology/concepts.hpp>
 #include <collectives/algorithm/reduce/partials.hpp>
 
@@ -26,6 +27,20 @@ public:
   constexpr std::size_t num_steps() const { return 1 + chain_steps() + (tree_root_ != root_ ? 1 : 0); }
   constexpr std::size_t scratch_blocks() const { return 2 * blocks_; }
   constexpr ReduceOp operation() const { return {p_, root_, blocks_, commutative_}; }
+  /// Step 0: every rank loads its partial; chain steps involve the ranks s and s + 1
+  /// places either way from the tree's root only; the last step, the two roots.
+  constexpr Symmetry symmetry(std::size_t step) const
+  {
+    const std::size_t p = p_;
+    const RankGroup g = RankGroup::cyclic(p);
+    if (step == 0) return Symmetry::uniform(g);
+    if (step > chain_steps()) return Symmetry::in(g).with_rank(tree_root_).with_rank(root_);
+    const std::size_t s = (chain_steps() - step) % p, r = tree_root_;
+    const std::size_t a = (r + s) % p, b = (a + 1) % p, c = (r + p - s) % p, d = (c + p - 1) % p;
+    if (a != b && a != c && a != d && b != c && b != d && c != d) // (most steps: in one expression)
+      return Symmetry::of(g, RankClass::only(a), RankClass::only(b), RankClass::only(c), RankClass::only(d));
+    return Symmetry::in(g).with_rank(a).with_rank(b).with_rank(c).with_rank(d);
+  }
 
   template <class V>
   constexpr void visit(std::size_t r, std::size_t step, V& v) const

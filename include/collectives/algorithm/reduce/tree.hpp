@@ -29,6 +29,16 @@ public:
   constexpr std::size_t num_steps() const { return 1 + shape_.num_steps() + (tree_root_ != root_ ? 1 : 0); }
   constexpr std::size_t scratch_blocks() const { return partials_ == Partials::scratch ? blocks_ : 0; }
   constexpr ReduceOp operation() const { return {p_, root_, blocks_, commutative_}; }
+  /// Step 0: every rank loads its partial; then the broadcast tree's steps backwards
+  /// (tree/shape.hpp); a last step between the two roots.
+  constexpr Symmetry symmetry(std::size_t step) const
+  {
+    const RankGroup g = shape_group(shape_);
+    const std::size_t total = shape_.num_steps();
+    if (step == 0) return partials_ != Partials::in_place ? Symmetry::uniform(g) : Symmetry::in(g);
+    if (step <= total) return tree_symmetry(shape_, tree_root_, total - step);
+    return Symmetry::in(g).with_rank(tree_root_).with_rank(root_);
+  }
 
   template <class V>
   constexpr void visit(std::size_t r, std::size_t step, V& v) const

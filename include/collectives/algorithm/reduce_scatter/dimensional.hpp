@@ -5,6 +5,7 @@
 #include <collectives/algorithm/reduce_scatter/common.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
+#include <collectives/schedule/schedule.hpp>
 #include <collectives/topology/concepts.hpp>
 #include <collectives/schedule/rings.hpp>
 
@@ -30,6 +31,8 @@ public:
   }
   constexpr std::size_t scratch_blocks() const { return 2 * size(); }
   constexpr ReduceScatterOp operation() const { return {size(), true}; }
+  /// Every rank does rank 0's step, translated along the rings.
+  constexpr Symmetry symmetry(std::size_t) const { return Symmetry::uniform(RankGroup::of(topo_)); }
 
   template <class V>
   constexpr void visit(std::size_t r, std::size_t step, V& v) const

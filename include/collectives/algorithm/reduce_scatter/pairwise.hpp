@@ -5,6 +5,7 @@
 #include <collectives/algorithm/reduce_scatter/common.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
+#include <collectives/schedule/schedule.hpp>
 #include <collectives/topology/concepts.hpp>
 
 #include <cstddef>
@@ -26,6 +27,23 @@ public:
   constexpr std::size_t num_steps() const { return size() > 1 ? size() - 1 : 1; }
   constexpr std::size_t scratch_blocks() const { return 2 * size(); }
   constexpr ReduceScatterOp operation() const { return {size(), commutative_}; }
+  /// Every rank sends rank 0's message translated (rank + r); the first arrival of a
+  /// partial is copied, the others combined, so in step k > 0 rank k combines one block
+  /// less, and the last step's fold differs at ranks 0 and p - 1. (Small p: not stated.)
+  constexpr Symmetry symmetry(std::size_t k) const
+  {
+    const std::size_t p = size();
+    const RankGroup g = RankGroup::cyclic(p);
+    if (p < 5) return Symmetry::none();
+    if (k + 1 == num_steps()) // k = p - 2
+      return Symmetry::in(g)
+        .with(RankClass::only(0))
+        .with(RankClass::only(p - 2))
+        .with(RankClass::only(p - 1))
+        .with(RankClass::run(1, p - 3));
+    if (k == 0) return Symmetry::uniform(g);
+    return Symmetry::in(g).with(RankClass::only(k)).with(RankClass::run(k + 1, p - 1));
+  }
 
   template <class V>
   constexpr void visit(std::size_t r, std::size_t step, V& v) const

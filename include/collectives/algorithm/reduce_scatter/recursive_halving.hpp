@@ -5,6 +5,7 @@
 #include <collectives/algorithm/reduce_scatter/common.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
+#include <collectives/schedule/schedule.hpp>
 #include <collectives/topology/concepts.hpp>
 #include <collectives/detail/bits.hpp>
 #include <collectives/detail/power_of_two.hpp>
@@ -27,6 +28,8 @@ public:
   constexpr std::size_t num_steps() const { return size() > 1 ? detail::log2_exact(size()) : 1; }
   constexpr std::size_t scratch_blocks() const { return size(); }
   constexpr ReduceScatterOp operation() const { return {size(), commutative_}; }
+  /// Every rank does rank 0's step, translated (rank XOR r).
+  constexpr Symmetry symmetry(std::size_t) const { return Symmetry::uniform(RankGroup::bits(size())); }
 
   template <class V>
   constexpr void visit(std::size_t r, std::size_t step, V& v) const

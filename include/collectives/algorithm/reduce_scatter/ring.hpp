@@ -5,6 +5,7 @@
 #include <collectives/algorithm/reduce_scatter/common.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
+#include <collectives/schedule/schedule.hpp>
 #include <collectives/topology/concepts.hpp>
 
 #include <cstddef>
@@ -21,6 +22,8 @@ public:
   constexpr std::size_t num_steps() const { return size() > 1 ? size() - 1 : 1; }
   constexpr std::size_t scratch_blocks() const { return size(); }
   constexpr ReduceScatterOp operation() const { return {size(), true}; }
+  /// Every rank does rank 0's step, translated (rank + r).
+  constexpr Symmetry symmetry(std::size_t) const { return Symmetry::uniform(RankGroup::cyclic(size())); }
 
   template <class V>
   constexpr void visit(std::size_t r, std::size_t step, V& v) const

@@ -5,6 +5,7 @@
 #include <collectives/algorithm/scan/common.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
+#include <collectives/schedule/schedule.hpp>
 #include <collectives/topology/concepts.hpp>
 #include <collectives/detail/bits.hpp>
 #include <collectives/detail/power_of_two.hpp>
@@ -27,6 +28,17 @@ public:
   constexpr std::size_t num_steps() const { return size() > 1 ? detail::log2_exact(size()) : 1; }
   constexpr std::size_t scratch_blocks() const { return 2; }
   constexpr ScanOp operation() const { return {size(), exclusive_, commutative_}; }
+  /// Every rank trades with rank XOR 2^k as rank 0 does, translated (rank XOR r); those
+  /// whose partner is lower (bit k set) also fold the partner's total into the result.
+  constexpr Symmetry symmetry(std::size_t k) const
+  {
+    const RankGroup g = RankGroup::bits(size());
+    if (size() == 1) return Symmetry::uniform(g);
+    const std::size_t bit = std::size_t{1} << k;
+    RankClass low = RankClass::everyone(g, 0), high = RankClass::everyone(g, bit);
+    low.free = high.free = (size() - 1) & ~bit;
+    return Symmetry::in(g).with(low).with(high);
+  }
 
   template <class V>
   constexpr void visit(std::size_t r, std::size_t step, V& v) const

@@ -5,6 +5,7 @@
 #include <collectives/algorithm/scan/common.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
+#include <collectives/schedule/schedule.hpp>
 #include <collectives/topology/concepts.hpp>
 #include <collectives/detail/bits.hpp>
 
@@ -23,6 +24,20 @@ public:
   constexpr std::size_t num_steps() const { return size() > 1 ? detail::ceil_log2(size()) : 1; }
   constexpr std::size_t scratch_blocks() const { return 2; }
   constexpr ScanOp operation() const { return {size(), exclusive_, commutative_}; }
+  /// Ranks below p - 2^k send to rank + 2^k and ranks from 2^k receive (and fold): three
+  /// runs of ranks, each doing its first rank's step translated (rank + r).
+  constexpr Symmetry symmetry(std::size_t k) const
+  {
+    const std::size_t p = size();
+    const RankGroup g = RankGroup::cyclic(p);
+    if (p == 1) return Symmetry::uniform(g);
+    const std::size_t dist = std::size_t{1} << k;
+    const std::size_t lo = dist < p - dist ? dist : p - dist; // ranks [0, lo) only send
+    const std::size_t hi = dist < p - dist ? p - dist : dist; // ranks [hi, p) only receive
+    Symmetry s = Symmetry::in(g).with(RankClass::run(0, lo)).with(RankClass::run(hi, p - hi));
+    if (dist < p - dist) return s.with(RankClass::run(dist, p - 2 * dist)); // both
+    return s; // ranks [p - dist, dist) do nothing (k > 0: step 0 has dist = 1 < p - 1 or p = 2)
+  }
 
   template <class V>
   constexpr void visit(std::size_t r, std::size_t step, V& v) const

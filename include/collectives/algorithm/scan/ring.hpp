@@ -5,6 +5,7 @@
 #include <collectives/algorithm/scan/common.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
+#include <collectives/schedule/schedule.hpp>
 #include <collectives/topology/concepts.hpp>
 
 #include <cstddef>
@@ -21,6 +22,12 @@ public:
   constexpr std::size_t num_steps() const { return size() > 1 ? size() - 1 : 1; }
   constexpr std::size_t scratch_blocks() const { return 2; }
   constexpr ScanOp operation() const { return {size(), exclusive_, commutative_}; }
+  /// Step s involves ranks s and s + 1 only.
+  constexpr Symmetry symmetry(std::size_t step) const
+  {
+    if (step + 1 >= size()) return Symmetry::of(RankGroup::cyclic(size()), RankClass::only(step));
+    return Symmetry::of(RankGroup::cyclic(size()), RankClass::only(step), RankClass::only(step + 1));
+  }
 
   template <class V>
   constexpr void visit(std::size_t r, std::size_t step, V& v) const

@@ -4,6 +4,7 @@
 #include <collectives/algorithm/algorithm.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
+#include <collectives/schedule/schedule.hpp>
 #include <collectives/topology/concepts.hpp>
 
 #include <cstddef>
@@ -20,6 +21,15 @@ public:
   constexpr std::size_t num_steps() const { return p_ > 1 ? p_ - 1 : 1; }
   constexpr std::size_t scratch_blocks() const { return 2; }
   constexpr ScatterOp operation() const { return {p_, root_}; }
+  /// Step e - 1: the root sends, the next e - 1 ranks receive and pass on, rank root + e
+  /// receives; each run does its first rank's step translated (rank + r).
+  constexpr Symmetry symmetry(std::size_t step) const
+  {
+    const std::size_t p = p_, e = step + 1;
+    if (p == 1) return Symmetry::of(RankGroup::cyclic(p), RankClass::only(root_));
+    return Symmetry::of(RankGroup::cyclic(p), RankClass::only(root_), RankClass::run((root_ + 1) % p, e - 1),
+                        RankClass::only((root_ + e) % p));
+  }
 
   template <class V>
   constexpr void visit(std::size_t r, std::size_t step, V& v) const

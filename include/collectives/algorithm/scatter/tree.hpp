@@ -8,6 +8,7 @@
 #include <collectives/algorithm/tree/shape.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
+#include <collectives/schedule/schedule.hpp>
 #include <collectives/topology/concepts.hpp>
 
 #include <cstddef>
@@ -26,6 +27,14 @@ public:
   constexpr std::size_t num_steps() const { return shape_.num_steps() > 0 ? shape_.num_steps() : 1; }
   constexpr std::size_t scratch_blocks() const { return in_place_ ? 0 : p_; }
   constexpr ScatterOp operation() const { return {p_, root_}; }
+  /// The tree's senders and receivers (tree/shape.hpp); in the last step every rank also
+  /// copies its block out.
+  constexpr Symmetry symmetry(std::size_t step) const
+  {
+    if (shape_.num_steps() == 0) return Symmetry::uniform(shape_group(shape_)); // p = 1
+    if (!in_place_ && step + 1 == num_steps()) return tree_symmetry_all(shape_, root_, step, p_);
+    return tree_symmetry(shape_, root_, step);
+  }
 
   template <class V>
   constexpr void visit(std::size_t r, std::size_t step, V& v) const

@@ -14,6 +14,8 @@
 #include <collectives/algorithm/shift/common.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
+#include <collectives/schedule/rings.hpp>
+#include <collectives/schedule/schedule.hpp>
 #include <collectives/topology/concepts.hpp>
 
 #include <concepts>
@@ -49,6 +51,26 @@ public:
   constexpr std::size_t num_steps() const { return total_steps() > 0 ? total_steps() : 1; }
   constexpr std::size_t scratch_blocks() const { return detail::shift_scratch_counted(total_steps()); }
   constexpr ShiftOp operation() const { return {size(), q_}; }
+  /// Row and column steps: every rank does rank 0's step translated along the mesh's
+  /// rings; compensation: the ranks of columns 0..b-1, rank 0's step translated.
+  constexpr Symmetry symmetry(std::size_t step) const
+  {
+    Rings rings;
+    rings.count = 2;
+    rings.extents[0] = cols_;
+    rings.strides[0] = 1;
+    rings.extents[1] = rows_;
+    rings.strides[1] = cols_;
+    const RankGroup g = RankGroup::of(rings);
+    if (step < row_hops() || step >= row_hops() + compensation_steps() || total_steps() == 0)
+      return Symmetry::uniform(g);
+    // Compensation: columns 0..b-1 (b >= 1, rows_ > 1) of every row.
+    RankClass wrapped = RankClass::everyone(g, 0);
+    if (g.kind == RankGroup::Kind::bits) wrapped.free = cols_; // a 2 x 2 mesh: column 0 (b = 1)
+    else if (g.kind == RankGroup::Kind::rings) wrapped.count[0] = col_shift();
+    else return Symmetry::none();
+    return Symmetry::in(g).with(wrapped);
+  }
 
   template <class V>
   constexpr void visit(std::size_t r, std::size_t step, V& v) const

@@ -8,6 +8,7 @@
 #include <collectives/algorithm/shift/common.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
+#include <collectives/schedule/schedule.hpp>
 #include <collectives/topology/concepts.hpp>
 
 #include <cstddef>
@@ -31,6 +32,8 @@ public:
   constexpr std::size_t num_steps() const { return hops() > 0 ? hops() : 1; }
   constexpr std::size_t scratch_blocks() const { return hops() >= 2 ? 1 : 0; }
   constexpr ShiftOp operation() const { return {size(), q_}; }
+  /// Every rank does rank 0's step, translated (rank + r).
+  constexpr Symmetry symmetry(std::size_t) const { return Symmetry::uniform(RankGroup::cyclic(size())); }
 
   template <class V>
   constexpr void visit(std::size_t r, std::size_t step, V& v) const

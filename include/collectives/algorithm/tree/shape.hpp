@@ -17,6 +17,7 @@
 #include <collectives/detail/bits.hpp>
 #include <collectives/schedule/rings.hpp>
 #include <collectives/schedule/pattern.hpp>
+#include <collectives/schedule/schedule.hpp>
 #include <collectives/topology/concepts.hpp>
 
 #include <array>
@@ -121,6 +122,61 @@ constexpr TreeStep tree_step(const TreeShape& s, std::size_t step)
     step -= n;
   }
   return {s.ndims, 0};
+}
+
+/// The translations of a shape's rings (for Symmetry): cyclic for ring_shape, bits for
+/// bits_shape, the mesh's rings for topology_shape.
+constexpr RankGroup shape_group(const TreeShape& s)
+{
+  Rings r;
+  r.count = s.ndims;
+  for (std::size_t k = 0; k < s.ndims; ++k) {
+    r.extents[k] = s.extent[s.ndims - 1 - k]; // Rings: fastest first
+    r.strides[k] = s.stride[s.ndims - 1 - k];
+  }
+  return RankGroup::of(r);
+}
+
+/// What broadcast-order step `step` of the tree rooted at `root` says about its ranks:
+/// the senders are the root and its translates by multiples of 2m along the step's ring
+/// (and anything along the rings done before), the receivers the root's first child and
+/// its translates. none() when the ring's extent is not a multiple of 2m (children of
+/// different sizes).
+constexpr Symmetry tree_symmetry(const TreeShape& s, std::size_t root, std::size_t step)
+{
+  const RankGroup g = shape_group(s);
+  const TreeStep ts = tree_step(s, step);
+  if (ts.dim >= s.ndims) return Symmetry::in(g);
+  const std::size_t z = s.extent[ts.dim], m = ts.dist;
+  if (z % (2 * m) != 0 || !g.valid()) return Symmetry::none();
+  RankClass senders = RankClass::only(root);
+  for (std::size_t k = 0; k <= ts.dim; ++k) { // later rings stay at the root's coordinate
+    if (s.extent[k] == 1) continue;
+    const std::size_t step_k = k == ts.dim ? 2 * m : 1, count_k = k == ts.dim ? z / (2 * m) : s.extent[k];
+    if (g.kind == RankGroup::Kind::bits) {
+      if (count_k == 2) senders.free |= s.stride[k];
+      continue;
+    }
+    for (std::size_t i = 0; i < g.digits; ++i)
+      if (g.weight[i] == s.stride[k]) {
+        senders.step[i] = step_k;
+        senders.count[i] = count_k;
+      }
+  }
+  RankClass receivers = senders;
+  const std::size_t c0 = s.coord(root, ts.dim), len = s.stride[ts.dim];
+  receivers.rep = root - c0 * len + ((c0 + m) % z) * len;
+  return Symmetry::in(g).with(senders).with(receivers);
+}
+
+/// tree_symmetry(), or none() unless its classes hold every rank (for steps in which every
+/// rank also has local work).
+constexpr Symmetry tree_symmetry_all(const TreeShape& s, std::size_t root, std::size_t step, std::size_t p)
+{
+  const Symmetry sym = tree_symmetry(s, root, step);
+  std::size_t n = 0;
+  for (std::size_t c = 0; c < sym.classes; ++c) n += sym.cls[c].size(sym.group);
+  return n == p ? sym : Symmetry::none();
 }
 
 /// The role of rank r in one broadcast-order step of the tree rooted at `root`.

@@ -1,0 +1,193 @@
+#pragma once
+// The cost of one step from its messages (schedule_cost.hpp states the rules). Every way
+// the estimate reads a step (rank by rank, or class by class when the schedule states its
+// symmetry, symmetric_cost.hpp) ends in the same arithmetic, written here once:
+//
+//  - a message of b blocks over h hops whose worst link carries w messages (or sending
+//    ranks, one-port) costs t_s + t_h h + t_w m U, with U = b w (cut-through) or b w h
+//    (store-and-forward) "word units";
+//  - one-port, a rank's sends add up, and so do its receives: n messages with hops H and
+//    units U summed take n t_s + t_h H + t_w m U. The sums are of integers, so a rank's
+//    time does not depend on the order its messages are met in, and a rank that is another
+//    translated has bit for bit the same time (which is what lets the symmetric paths give
+//    exactly the numbers of the rank-by-rank walk);
+//  - all-port, a rank's sends take as long as the slowest, and so do its receives;
+//  - a rank's step time is the larger of its send and receive times, plus t_r m per block
+//    of local work; the step's time is the largest over its ranks.
+
+#include <collectives/cost/model.hpp>
+#include <collectives/cost/routes.hpp>
+#include <collectives/detail/require.hpp>
+#include <collectives/topology/concepts.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+namespace collectives::detail {
+
+/// Word units of one message: its t_w term is t_w m units.
+constexpr std::size_t message_units(Routing routing, std::size_t blocks, std::size_t worst, std::size_t hops)
+{
+  return routing == Routing::store_and_forward ? blocks * worst * hops : blocks * worst;
+}
+
+/// n messages with hops and word units summed: n t_s + t_h hops + t_w m units.
+constexpr double sum_time(const CostModel& model, double m, std::size_t n, std::size_t hops, std::size_t units)
+{
+  return static_cast<double>(n) * model.t_s + model.t_h * static_cast<double>(hops) +
+         model.t_w * (m * static_cast<double>(units));
+}
+
+/// What a rank's sends (or receives) of one step amount to: one-port the sums, all-port
+/// the slowest message. Messages of no hop (to itself) cost nothing.
+struct PortBusy {
+  std::size_t n = 0;
+  std::size_t hops = 0;
+  std::size_t units = 0;
+  double most = 0;
+
+  constexpr void add(const CostModel& model, double m, std::size_t units_of_msg, std::size_t hops_of_msg)
+  {
+    if (hops_of_msg == 0) return;
+    if (model.ports == Ports::one) {
+      ++n;
+      hops += hops_of_msg;
+      units += units_of_msg;
+    } else {
+      most = std::max(most, sum_time(model, m, 1, hops_of_msg, units_of_msg));
+    }
+  }
+  constexpr double time(const CostModel& model, double m) const
+  {
+    if (model.ports == Ports::one) return n == 0 ? 0.0 : sum_time(model, m, n, hops, units);
+    return most;
+  }
+};
+
+/// A rank's step time: its busy time plus t_r m per block of local work (none added when
+/// there is none, so a rank without local work costs exactly its busy time).
+constexpr double rank_step_time(const CostModel& model, double m, double busy, std::size_t local_blocks)
+{
+  return local_blocks == 0 ? busy : busy + model.t_r * static_cast<double>(local_blocks) * m;
+}
+
+/// What one step adds to the report.
+struct StepTally {
+  double time = 0;             ///< the slowest rank's time
+  std::size_t messages = 0;    ///< messages sent (to itself included)
+  std::size_t blocks = 0;      ///< blocks sent
+  std::size_t congestion = 0;  ///< most messages (one-port: sending ranks) on one link; 0 when none
+  friend constexpr bool operator==(const StepTally&, const StepTally&) = default;
+};
+
+/// One message of a step, as MessageStep keeps it.
+struct CostMessage {
+  std::size_t from = 0;
+  std::size_t to = 0;
+  std::size_t blocks = 0;
+  std::size_t hops = 0;
+  std::size_t seq = 0; // the number of its source among the step's sources, in order
+};
+
+/// A step given message by message: every source once (source(r), then its messages),
+/// local work by rank; finish() routes the messages on the topology, finds the loads and
+/// returns the step's tally. Memory: O(p + links), kept from step to step.
+template <class Topo>
+class MessageStep {
+public:
+  constexpr MessageStep(const Topo& topo, const CostModel& model, double m)
+    : model_(model), m_(m), p_(topo.size()), load_(topo, model.ports == Ports::one)
+  {
+  }
+
+  /// Starts a step.
+  constexpr void begin()
+  {
+    // Allocated at the first step (an estimate whose steps are all symmetric needs none).
+    if (mark_.empty()) {
+      send_.resize(p_);
+      recv_.resize(p_);
+      local_.assign(p_, 0);
+      mark_.assign(p_, 0);
+    }
+    ++stamp_;
+    messages_.clear();
+    touched_.clear();
+    next_seq_ = 0;
+    load_.next_step();
+  }
+  /// The messages that follow are rank r's (each rank at most once per step).
+  constexpr void source(std::size_t r)
+  {
+    from_ = r;
+    seq_ = next_seq_++;
+    touch(r);
+  }
+  /// A message of `blocks` blocks from the current source to rank `to`.
+  constexpr void message(std::size_t to, std::size_t blocks)
+  {
+    expect(to < p_, "collectives::estimate: a schedule sends to a rank out of range");
+    messages_.push_back({from_, to, blocks, 0, seq_});
+    touch(to);
+  }
+  /// `blocks` blocks of local work (locals and combining receives) on rank r.
+  constexpr void local(std::size_t r, std::size_t blocks)
+  {
+    if (blocks == 0) return;
+    touch(r);
+    local_[r] += blocks;
+  }
+
+  /// Routes, loads and times of the step's messages.
+  constexpr StepTally finish()
+  {
+    StepTally tally;
+    for (auto& msg : messages_) msg.hops = load_.add_route(msg.from, msg.to, msg.seq);
+    load_.seal(messages_);
+    // The most loaded link is on some route, so it is the step's congestion; and with no
+    // link carrying two messages, every route's worst load is 1: no second walk.
+    tally.congestion = load_.most();
+    const bool contended = load_.most() > 1;
+    for (std::size_t i = 0; i < messages_.size(); ++i) {
+      const CostMessage& msg = messages_[i];
+      const std::size_t worst = contended ? load_.worst(i, msg.from, msg.to) : 1;
+      const std::size_t units = message_units(model_.routing, msg.blocks, worst, msg.hops);
+      send_[msg.from].add(model_, m_, units, msg.hops);
+      recv_[msg.to].add(model_, m_, units, msg.hops);
+      tally.blocks += msg.blocks;
+    }
+    tally.messages = messages_.size();
+    for (const std::size_t r : touched_) {
+      const double busy = std::max(send_[r].time(model_, m_), recv_[r].time(model_, m_));
+      tally.time = std::max(tally.time, rank_step_time(model_, m_, busy, local_[r]));
+      send_[r] = PortBusy{};
+      recv_[r] = PortBusy{};
+      local_[r] = 0;
+    }
+    return tally;
+  }
+
+private:
+  constexpr void touch(std::size_t r)
+  {
+    if (mark_[r] == stamp_) return;
+    mark_[r] = stamp_;
+    touched_.push_back(r);
+  }
+
+  CostModel model_;
+  double m_;
+  std::size_t p_;
+  LinkLoad<Topo> load_;
+  std::vector<CostMessage> messages_;
+  std::vector<PortBusy> send_, recv_; // zero between steps
+  std::vector<std::size_t> local_;    // zero between steps
+  std::vector<std::size_t> mark_;     // the stamp of the step that last touched the rank
+  std::vector<std::size_t> touched_;  // ranks with messages or local work in this step
+  std::size_t stamp_ = 0;
+  std::size_t from_ = 0;
+  std::size_t seq_ = 0, next_seq_ = 0;
+};
+
+} // namespace collectives::detail

@@ -1,0 +1,138 @@
+// The estimate that reads the schedules' symmetry (a visit per class of ranks: Symmetry in
+// schedule/schedule.hpp, cost/symmetric_cost.hpp) against the one that visits every rank of
+// every step (estimate_every_rank): the same CostReport, bit for bit, for every algorithm of
+// every collective (read from the registry), on rings, meshes, tori, hypercubes and fully
+// connected networks, under both routings and both port models, for several roots; also each
+// schedule costed on a network its translations do not preserve (a hypercube algorithm on a
+// ring, a ring algorithm on a hypercube), where the estimate works from the routes'
+// structure. And estimate_unless_at_least (what select() uses to pass over candidates that
+// cannot win) against estimate().
+
+#include <catch2/catch.hpp>
+
+#include <collectives/cost.hpp>
+
+#include <boost/hana/for_each.hpp>
+
+#include <bit>
+#include <cstddef>
+#include <typeinfo>
+#include <string>
+#include <utility>
+
+using namespace collectives;
+namespace hana = boost::hana;
+
+namespace {
+
+const CostModel models[] = {
+  CostModel{.t_s = 1, .t_w = 1e-3},
+  CostModel{1e-6, 1e-9, 5e-8, 1e-10},
+  CostModel{1e-6, 1e-9, 5e-8, 0, Routing::store_and_forward, Ports::all},
+  CostModel{1e-6, 1e-9, 5e-8, 2e-10, Routing::cut_through, Ports::all},
+};
+
+template <class N>
+std::string describe(const N& net)
+{
+  return std::to_string(net.size()) + " nodes (" + typeid(N).name() + ")";
+}
+
+/// Every algorithm of C that fits `topo`, its schedule costed on `net` both ways.
+template <Collective C, class T, class N>
+void check_collective(const T& topo, const N& net, const CostModel& model, const Problem& problem, std::size_t& compared)
+{
+  hana::for_each(algorithms<C>, [&](auto tag) {
+    using Tag = decltype(tag);
+    if constexpr (fits_topology_type<Tag, T>) {
+      if (!fits(tag, topo, problem)) return;
+      const auto s = Tag::schedule(topo, problem);
+      const double m = problem.m / static_cast<double>(Tag::pieces(topo.size()));
+      const CostReport got = estimate(s, net, model, m);
+      const CostReport want = estimate_every_rank(s, net, model, m);
+      INFO(std::string(collective_name(C)) << " " << Tag::name << " on " << describe(net) << ", m = " << problem.m
+                                           << ", root " << problem.root << ", ports "
+                                           << (model.ports == Ports::one ? "one" : "all") << ", routing "
+                                           << (model.routing == Routing::cut_through ? "cut-through" : "store-and-forward"));
+      CHECK(got.time == want.time);
+      CHECK(got.steps == want.steps);
+      CHECK(got.messages == want.messages);
+      CHECK(got.congestion == want.congestion);
+      CHECK(got.words == want.words);
+      // What select() uses: a report exactly when the time is below the limit.
+      for (double limit : {want.time * 0.5, want.time, want.time * 2 + 1}) {
+        const auto bounded = estimate_unless_at_least(s, net, model, m, limit);
+        if (bounded) CHECK(bounded->time == want.time);
+        else CHECK(want.time >= limit);
+        if (want.time < limit) CHECK(bounded.has_value());
+      }
+      ++compared;
+    }
+  });
+}
+
+template <class T, class N, std::size_t... I>
+void check_every_collective(const T& topo, const N& net, std::index_sequence<I...>, std::size_t& compared)
+{
+  for (const CostModel& model : models)
+    for (std::size_t root : {std::size_t{0}, topo.size() / 2, topo.size() - 1})
+      for (bool commutative : {true, false})
+        (check_collective<all_collectives[I]>(topo, net, model, Problem{96, root, 3, commutative, false}, compared),
+         ...);
+}
+
+/// Every collective's algorithms built for `topo`, costed on `net`.
+template <class T, class N>
+std::size_t check_on(const T& topo, const N& net)
+{
+  std::size_t compared = 0;
+  check_every_collective(topo, net, std::make_index_sequence<all_collectives.size()>{}, compared);
+  return compared;
+}
+
+template <class T>
+std::size_t check_on(const T& topo)
+{
+  return check_on(topo, topo);
+}
+
+} // namespace
+
+TEST_CASE("symmetric estimate: rings, every p up to 17 and some larger", "[cost][symmetry]")
+{
+  for (std::size_t p : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 31, 32, 33, 64}) {
+    INFO("p = " << p);
+    CHECK(check_on(Ring<>{p}) > 0);
+    CHECK(check_on(Ring<>{p}, FullyConnected<>{p}) > 0);
+  }
+}
+
+TEST_CASE("symmetric estimate: hypercubes, and hypercube schedules on rings", "[cost][symmetry]")
+{
+  for (std::size_t d : {0, 1, 2, 3, 4, 5, 6}) {
+    const auto h = Hypercube<>::of_dims(d);
+    INFO("d = " << d);
+    CHECK(check_on(h) > 0);
+    CHECK(check_on(h, Ring<>{h.size()}) > 0);
+    CHECK(check_on(Ring<>{h.size()}, h) > 0);
+    CHECK(check_on(h, FullyConnected<>{h.size()}) > 0);
+  }
+}
+
+TEST_CASE("symmetric estimate: meshes and tori, and their schedules on other networks", "[cost][symmetry]")
+{
+  const std::pair<std::size_t, std::size_t> shapes[] = {{1, 1}, {1, 5}, {2, 2}, {2, 3}, {3, 2}, {3, 3}, {2, 4}, {4, 4}, {3, 5}, {4, 8}, {8, 4}};
+  for (auto [r, c] : shapes) {
+    INFO("mesh " << r << " x " << c);
+    const Mesh<> mesh{r, c};
+    CHECK(check_on(mesh) > 0);
+    CHECK(check_on(mesh, Ring<>{r * c}) > 0);
+    CHECK(check_on(Ring<>{r * c}, mesh) > 0);
+    CHECK(check_on(Torus{r, c}) > 0);
+    if (std::has_single_bit(r * c)) CHECK(check_on(mesh, Hypercube<>::of_size(r * c)) > 0);
+  }
+  CHECK(check_on(Torus{2, 3, 2}) > 0);
+  CHECK(check_on(Torus{2, 2, 4}) > 0);
+  CHECK(check_on(Torus{2, 2, 2, 2}) > 0);
+  CHECK(check_on(Torus{3, 1, 3}) > 0);
+}
