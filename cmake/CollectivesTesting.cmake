@@ -18,25 +18,67 @@ set(_COLLECTIVES_TESTING_DIR "${CMAKE_CURRENT_LIST_DIR}")
 # ---------------------------------------------------------------------------
 # Unit tests of one family (a collective family, the cost model, the topologies...).
 #
-# Builds the Catch2 executable test_<family> from <source>... and the Catch main
-# compiled once for all families (tests/main.cpp, the object library
-# collectives_catch_main, unoptimised and without debug information: it is the
-# slowest TU to build and needs neither),
+# Builds the Catch2 executable test_<family> from <source>..., with the Catch main
+# compiled once for all families (collectives_catch_main below),
 # and registers each of its TEST_CASEs as a ctest test (labels unit and <family>).
 # One executable per family keeps each family's instantiations in few TUs and
 # lets the families compile, link and be discovered in parallel.
 # ---------------------------------------------------------------------------
-# collectives_catch_main(): the target collectives_catch_main, Catch2's main compiled once
-# per build (the slowest TU of all to compile; it needs no optimising) for every Catch2
-# executable of the suite except the MPI ones (tests/support/catch_mpi_main.cpp).
+# collectives_catch_main(): the target collectives_catch_main, Catch2's main for every Catch2
+# executable of the suite except the MPI ones (tests/support/catch_mpi_main.cpp). Both mains
+# link Catch2's implementation, compiled once per build (collectives_catch_impl: the slowest TU
+# of all to compile, unoptimised and without debug information, since it needs neither).
 function(collectives_catch_main)
+  collectives_catch_impl()
   if(NOT TARGET collectives_catch_main)
     add_library(collectives_catch_main OBJECT "${PROJECT_SOURCE_DIR}/tests/main.cpp")
-    target_link_libraries(collectives_catch_main PRIVATE Catch2::Catch2)
-    # The tests' standard: Catch's string_view support is compiled in only from C++17 on.
+    target_link_libraries(collectives_catch_main PUBLIC collectives_catch_impl PRIVATE Catch2::Catch2)
     target_compile_features(collectives_catch_main PRIVATE cxx_std_20)
-    target_compile_options(collectives_catch_main PRIVATE -O0 -g0)
   endif()
+endfunction()
+
+# collectives_catch_impl(): the static library collectives_catch_impl, Catch2's implementation
+# (tests/support/catch_impl.cpp), for both Catch2 mains.
+function(collectives_catch_impl)
+  if(NOT TARGET collectives_catch_impl)
+    add_library(collectives_catch_impl STATIC "${PROJECT_SOURCE_DIR}/tests/support/catch_impl.cpp")
+    target_link_libraries(collectives_catch_impl PUBLIC Catch2::Catch2)
+    # The tests' standard: Catch's string_view support is compiled in only from C++17 on.
+    target_compile_features(collectives_catch_impl PRIVATE cxx_std_20)
+    target_compile_options(collectives_catch_impl PRIVATE -O0 -g0)
+  endif()
+endfunction()
+
+# ---------------------------------------------------------------------------
+# collectives_use_test_pch(<target>): <target> reuses the tests' precompiled header
+# (tests/support/precompiled.hpp: Catch2, the standard library, the umbrella header; with
+# collectives::mpi among <target>'s libraries, tests/support/precompiled_mpi.hpp), built once
+# per build tree by the object library collectives_test_pch[_mpi]. Saves the 2-3 s each
+# test TU spends parsing them. COLLECTIVES_TEST_PCH=OFF turns it off.
+# ---------------------------------------------------------------------------
+function(collectives_use_test_pch target)
+  if(NOT COLLECTIVES_TEST_PCH)
+    return()
+  endif()
+  get_target_property(libraries ${target} LINK_LIBRARIES)
+  if("collectives::mpi" IN_LIST libraries OR "MPI::MPI_C" IN_LIST libraries)
+    set(pch collectives_test_pch_mpi)
+    set(header precompiled_mpi.hpp)
+    set(library collectives::mpi)
+  else()
+    set(pch collectives_test_pch)
+    set(header precompiled.hpp)
+    set(library collectives::collectives)
+  endif()
+  if(NOT TARGET ${pch})
+    # The same flags as the test targets (a PCH is used only with the flags it was built with).
+    set(stub "${CMAKE_BINARY_DIR}/${pch}.cpp")
+    file(CONFIGURE OUTPUT "${stub}" CONTENT "// The precompiled header's own TU.\n" @ONLY)
+    add_library(${pch} OBJECT "${stub}")
+    target_link_libraries(${pch} PRIVATE ${library} Catch2::Catch2 collectives_warnings)
+    target_precompile_headers(${pch} PRIVATE "${PROJECT_SOURCE_DIR}/tests/support/${header}")
+  endif()
+  target_precompile_headers(${target} REUSE_FROM ${pch})
 endfunction()
 
 function(collectives_add_unit_tests family)
@@ -46,6 +88,7 @@ function(collectives_add_unit_tests family)
   add_executable(${exe} ${sources})
   target_link_libraries(${exe} PRIVATE
     collectives_catch_main collectives::collectives Catch2::Catch2 collectives_warnings)
+  collectives_use_test_pch(${exe})
   catch_discover_tests(${exe} PROPERTIES LABELS "unit;${family}" TIMEOUT 600)
 endfunction()
 
@@ -160,15 +203,15 @@ function(collectives_add_mpi_test name source)
   target_link_libraries(${exe} PRIVATE collectives::mpi Catch2::Catch2 collectives_warnings ${arg_LIBRARIES})
   if(NOT arg_NO_MAIN)
     if(NOT TARGET collectives_catch_mpi_main)
+      collectives_catch_impl()
       add_library(collectives_catch_mpi_main OBJECT
         "${PROJECT_SOURCE_DIR}/tests/support/catch_mpi_main.cpp")
-      target_link_libraries(collectives_catch_mpi_main PRIVATE
+      target_link_libraries(collectives_catch_mpi_main PUBLIC collectives_catch_impl PRIVATE
         collectives::mpi Catch2::Catch2 collectives_warnings)
-      # Catch2's implementation compiles much faster unoptimised.
-      target_compile_options(collectives_catch_mpi_main PRIVATE -O0 -g0)
     endif()
     target_link_libraries(${exe} PRIVATE collectives_catch_mpi_main)
   endif()
+  collectives_use_test_pch(${exe})
 
   set(env
     OMPI_ALLOW_RUN_AS_ROOT=1

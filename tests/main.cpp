@@ -1,3 +1,5 @@
-// The Catch2 main of collectives_tests; the test cases live in tests/unit/*.cpp.
-#define CATCH_CONFIG_MAIN
-#include <catch2/catch.hpp>
+// The Catch2 main of the test executables (Catch2's implementation: tests/support/catch_impl.cpp);
+// the test cases live in tests/unit, tests/seeds, tests/transport, tests/hardening and tests/tools.
+#include "support/catch_run.hpp"
+
+int main(int argc, char* argv[]) { return collectives_testing_catch_run(argc, argv); }

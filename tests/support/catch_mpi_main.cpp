@@ -1,8 +1,8 @@
 // Catch2 main for the MPI tests (tests/mpi/*.cpp, see collectives_add_mpi_test):
 // initialises MPI around the Catch session and makes the run fail on every rank
 // as soon as it failed on any rank, so mpiexec's exit status is meaningful.
-#define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
+// (Catch2's implementation: tests/support/catch_impl.cpp, shared with tests/main.cpp.)
+#include "catch_run.hpp"
 
 #include <mpi.h>
 
@@ -13,11 +13,7 @@ int main(int argc, char* argv[])
         return 2;
     }
 
-    Catch::Session session;
-    int result = session.applyCommandLine(argc, argv);
-    if (result == 0) {
-        result = session.run();
-    }
+    const int result = collectives_testing_catch_run(argc, argv);
 
     int failed = result != 0 ? 1 : 0;
     int any_failed = 0;

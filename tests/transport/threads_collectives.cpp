@@ -1,4 +1,4 @@
-// Every collective on the threads transport against a serial reference, at p = 1..9 and 16,
+// Every collective on the threads transport against a serial reference, at p = 1-5, 7-9 and 16,
 // with messages below and above the eager threshold (and through a tiny channel ring, so
 // entries wrap and senders wait for room), including a non-commutative operator: what the
 // transport's eager path, single-copy path and combining on receipt must all preserve.
@@ -20,7 +20,8 @@ using namespace collectives::transport_tests;
 
 namespace {
 
-const std::size_t team_sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 16};
+// (The threads runs' p of issue 10: 1-5, 7-9 and 16; the verifier proves the schedules for every p.)
+const std::size_t team_sizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 16};
 
 /// The teams every case runs on: default options, and a tiny eager threshold and ring
 /// (every message single copy above 64 bytes; small ones wrap the ring constantly).

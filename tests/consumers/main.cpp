@@ -1,7 +1,7 @@
-// Consumer smoke test: compiles and runs against the installed/added collectives package,
+// Consumer smoke test, shared by the three consumer projects (find_package, add_subdirectory,
+// FetchContent): compiles and runs against the installed/added collectives package,
 // through the registry API (algorithms<C>, fits, the front ends) and C++20 ranges only.
 #include <collectives/collectives.hpp>
-#include <collectives/collective/blocks.hpp> // not in the umbrella (yet)
 
 #include <boost/hana/for_each.hpp>
 
