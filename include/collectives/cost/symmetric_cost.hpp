@@ -50,8 +50,6 @@
 #include <vector>
 
 namespace collectives::detail {
-inline void (*cost_trace)(const char*) = nullptr;
-#define TRACE(x) if (!std::is_constant_evaluated() && cost_trace) cost_trace(x)
 
 /// Which networks the symmetric evaluations know the routes of.
 enum class NetKind : unsigned char { other, torus, hypercube, fully_connected };
@@ -267,18 +265,18 @@ private:
     if (same && classes > 0) {
       const std::size_t f = st.send_at[1] - st.send_at[0];
       if (f == 0 || preserved(st.sym.group)) { // (no message: local work only)
-        if (f <= 1) { TRACE("uniform1"); return uniform(st); }
-        TRACE("uniformN"); return remembered(st, [&] { return uniform(st); });
+        if (f <= 1) return uniform(st);
+        return remembered(st, [&] { return uniform(st); });
       }
-      if (f == 1 && one_family_full(st, t)) { TRACE("full1"); return t; }
-      if (f == 2 && two_way_on_hypercube(st, t)) { TRACE("twoway"); return t; }
-      if (f >= 2 && cyclic_families_on_torus(st, t)) { TRACE("torusfam"); return t; }
-      if (bound_only_) { TRACE("lb"); return lower_bound(st); }
-      TRACE("E-full"); return remembered(st, [&] { return enumerate(st); });
+      if (f == 1 && one_family_full(st, t)) return t;
+      if (f == 2 && two_way_on_hypercube(st, t)) return t;
+      if (f >= 2 && cyclic_families_on_torus(st, t)) return t;
+      if (bound_only_) return lower_bound(st);
+      return remembered(st, [&] { return enumerate(st); });
     }
-    if (one_family_partial(st, t)) { TRACE("partial"); return t; }
-    if (small_step(st, t)) { TRACE("small"); return t; }
-    TRACE("E-partial"); return remembered(st, [&] { return enumerate(st); });
+    if (one_family_partial(st, t)) return t;
+    if (small_step(st, t)) return t;
+    return remembered(st, [&] { return enumerate(st); });
   }
 
   static constexpr bool same_sends(const RepStep& st, std::size_t a, std::size_t b)
@@ -845,7 +843,7 @@ private:
       // Every message the same hops; no shared link when the whole family shares none
       // or the senders are far enough apart.
       const HopsWorst hw = single_route(op.offset);
-      if (hw.worst <= 1 || spaced_apart(st, op.offset)) { TRACE("CFp");
+      if (hw.worst <= 1 || spaced_apart(st, op.offset)) {
         const double busy = one_message(op.blocks, 1, hw.hops);
         double t = 0;
         for (std::size_t c = 0; c < st.sym.classes; ++c) {
@@ -858,11 +856,11 @@ private:
         return true;
       }
       if constexpr (kind == NetKind::torus) {
-        if (g.kind == RankGroup::Kind::cyclic) { TRACE("runs"); return runs_on_ring(st, op, out); }
+        if (g.kind == RankGroup::Kind::cyclic) return runs_on_ring(st, op, out);
       }
       return false;
     }
-    if (family_contention_free(g, op.offset)) { TRACE("CF");
+    if (family_contention_free(g, op.offset)) {
       out.congestion = 1;
       double t = 0;
       for (std::size_t c = 0; c < st.sym.classes; ++c) {

@@ -27,6 +27,18 @@ public:
   constexpr std::size_t num_steps() const { return phase_steps() > 0 ? phase_steps() : 1; }
   constexpr std::size_t scratch_blocks() const { return 0; }
   constexpr BroadcastOp operation() const { return {p_, root_, blocks_}; }
+  /// In step s of a ring's phase: relative ranks s (sends up), s + 1 (receives), and below
+  /// the root, distance s - 1 (sends down) and s (receives); on every ring of the phase.
+  constexpr Symmetry symmetry(std::size_t step) const
+  {
+    const PhaseStep at = phase_step(step);
+    if (at.dim >= shape_.ndims) return Symmetry::in(shape_group(shape_));
+    const std::size_t z = shape_.extent[at.dim], s = at.step, ups = z / 2, downs = z - 1 - ups;
+    const bool up = s + 1 <= ups, down = s >= 1 && s <= downs;
+    const PhaseRun runs[] = {{s, up ? 1u : 0u}, {s + 1, up ? 1u : 0u}, {(z - (s - 1)) % z, down ? 1u : 0u},
+                             {(z - s % z) % z, down ? 1u : 0u}};
+    return phase_symmetry(root_, at.dim, runs);
+  }
 
   template <class V>
   constexpr void visit(std::size_t r, std::size_t step, V& v) const

@@ -26,6 +26,16 @@ public:
   constexpr std::size_t num_steps() const { return phase_steps() > 0 ? phase_steps() : 1; }
   constexpr std::size_t scratch_blocks() const { return p_; }
   constexpr GatherOp operation() const { return {p_, root_}; }
+  /// The scatter's steps backwards: in the scatter's step e, the ring's root receives,
+  /// relative ranks 1 .. e - 1 receive and pass on, rank e sends; on every ring of the
+  /// phase. Every rank copies its own block in the first step.
+  constexpr Symmetry symmetry(std::size_t step) const
+  {
+    const PhaseStep at = phase_step(step);
+    const std::size_t e = at.dim < shape_.ndims ? shape_.extent[at.dim] - 1 - at.step : 0;
+    const PhaseRun runs[] = {{0, 1}, {1, e > 0 ? e - 1 : 0}, {e, e > 0 ? 1u : 0u}};
+    return phase_symmetry(root_, at.dim, runs, step == 0);
+  }
 
   template <class V>
   constexpr void visit(std::size_t r, std::size_t step, V& v) const

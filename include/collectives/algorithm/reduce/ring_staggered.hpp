@@ -31,6 +31,31 @@ public:
   constexpr std::size_t num_steps() const { return 1 + phase_steps() + (tree_root_ != root_ ? 1 : 0); }
   constexpr std::size_t scratch_blocks() const { return blocks_; }
   constexpr ReduceOp operation() const { return {p_, root_, blocks_, commutative_}; }
+  /// Step 0: every rank loads its contribution. Step s of a ring's phase: the root (in the
+  /// phase's last two steps), the chain above hands down from relative rank last - s to
+  /// last - s - 1, the chain below up from distance last + 1 - s to last - s; on every ring
+  /// of the phase. The last step (not commutative, root != 0): rank 0 and the root.
+  constexpr Symmetry symmetry(std::size_t step) const
+  {
+    const RankGroup g = shape_group(shape_);
+    if (step == 0) return Symmetry::uniform(g);
+    if (step > phase_steps()) return Symmetry::in(g).with_rank(tree_root_).with_rank(root_);
+    const PhaseStep at = phase_step(step - 1);
+    if (at.dim >= shape_.ndims) return Symmetry::in(g);
+    const std::size_t z = shape_.extent[at.dim], s = at.step + 1, last = HalfRingSteps::of(z);
+    const std::size_t ups = last - 1, downs = z / 2;
+    const bool root = (ups >= 1 && s + 1 == last) || s == last;
+    const bool above_recv = s + 2 <= last && last - s - 1 < ups; // relative rank last - s - 1 >= 1
+    const bool above_send = s + 1 <= last;                         // relative rank last - s, 1 .. ups
+    const bool below_recv = s + 1 <= last && last - s < downs;     // distance last - s >= 1
+    const bool below_send = last + 1 - s <= downs;                 // distance last + 1 - s >= 1
+    const PhaseRun runs[] = {{0, root ? 1u : 0u},
+                             {last - s - 1, above_recv ? 1u : 0u},
+                             {last - s, above_send ? 1u : 0u},
+                             {z - (last - s), below_recv ? 1u : 0u},
+                             {z - (last + 1 - s), below_send ? 1u : 0u}};
+    return phase_symmetry(tree_root_, at.dim, runs);
+  }
 
   template <class V>
   constexpr void visit(std::size_t r, std::size_t step, V& v) const

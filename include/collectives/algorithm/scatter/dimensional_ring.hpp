@@ -28,6 +28,16 @@ public:
   constexpr std::size_t num_steps() const { return phase_steps() > 0 ? phase_steps() : 1; }
   constexpr std::size_t scratch_blocks() const { return p_; }
   constexpr ScatterOp operation() const { return {p_, root_}; }
+  /// In step e of a ring's phase: the ring's root sends, relative ranks 1 .. e - 1
+  /// receive and pass on, rank e receives; on every ring of the phase. Every rank copies
+  /// its own block in the last step.
+  constexpr Symmetry symmetry(std::size_t step) const
+  {
+    const PhaseStep at = phase_step(step);
+    const std::size_t e = at.step + 1;
+    const PhaseRun runs[] = {{0, 1}, {1, e - 1}, {e, 1}};
+    return phase_symmetry(root_, at.dim, runs, step + 1 == num_steps());
+  }
 
   template <class V>
   constexpr void visit(std::size_t r, std::size_t step, V& v) const

@@ -10,6 +10,7 @@
 
 #include <collectives/algorithm/tree/shape.hpp>
 #include <collectives/schedule/pattern.hpp>
+#include <collectives/schedule/schedule.hpp>
 
 #include <cstddef>
 
@@ -72,6 +73,56 @@ struct PipelineSteps {
   static constexpr std::size_t of(std::size_t z) { return z - 1; }
 };
 
+/// Ranks of a ring phase's step that do the same, translated along their ring: those at
+/// relative coordinates first, first + 1, ..., first + count - 1 (mod the ring's extent).
+struct PhaseRun {
+  std::size_t first = 0;
+  std::size_t count = 0;
+};
+
+/// The Symmetry of a step of the phase along dimension `dim` of `s` (rings through the
+/// coordinates of `root` on the faster dimensions, any coordinates on the slower ones) in
+/// which, on every ring of the phase, the ranks of each run do the same, translated, and
+/// no other rank does anything. Runs of no rank are skipped, and so is a run of one rank
+/// that an earlier run already holds; runs must not overlap otherwise. `all`: every rank
+/// also has local work in this step, so the runs must hold every rank (none() if not).
+/// none() when the shape's rings are not a RankGroup (more than RankGroup::max_digits
+/// rings longer than two that are not all rings of two).
+template <std::size_t N>
+constexpr Symmetry ring_phase_symmetry(const TreeShape& s, std::size_t root, std::size_t dim, const PhaseRun (&runs)[N],
+                                       bool all = false, std::size_t p = 0)
+{
+  const RankGroup g = shape_group(s);
+  if (!g.valid()) return Symmetry::none();
+  Symmetry sym = Symmetry::in(g);
+  if (dim >= s.ndims) return all ? Symmetry::none() : sym;
+  const std::size_t z = s.extent[dim], len = s.stride[dim], c0 = s.coord(root, dim);
+  std::size_t members = 0;
+  for (std::size_t i = 0; i < N; ++i) {
+    const PhaseRun run = runs[i];
+    if (run.count == 0) continue;
+    bool seen = false; // a rank named twice (small rings): once
+    for (std::size_t j = 0; j < i; ++j)
+      seen = seen || (runs[j].count == 1 && run.count == 1 && runs[j].first % z == run.first % z);
+    if (seen) continue;
+    RankClass c = RankClass::only(root - c0 * len + ((c0 + run.first) % z) * len);
+    for (std::size_t k = 0; k <= dim; ++k) { // faster rings stay at the root's coordinates
+      if (s.extent[k] == 1) continue;
+      const std::size_t count = k == dim ? run.count : s.extent[k];
+      if (g.kind == RankGroup::Kind::bits) {
+        if (count == 2) c.free |= s.stride[k];
+        continue;
+      }
+      for (std::size_t d = 0; d < g.digits; ++d)
+        if (g.weight[d] == s.stride[k]) c.count[d] = count; // (step 1 along every ring)
+    }
+    members += c.size(g);
+    sym = sym.with(c);
+    if (!sym.stated()) return sym;
+  }
+  return all && members != p ? Symmetry::none() : sym;
+}
+
 /// What the phase-by-phase schedules share: p ranks, the shape, the root, and their phases
 /// walked slowest ring first (SlowestFirst) or fastest first, the phase along a ring of z
 /// taking Steps::of(z) steps.
@@ -99,6 +150,12 @@ protected:
       step -= n;
     }
     return {shape_.ndims, 0};
+  }
+  /// ring_phase_symmetry() on this schedule's shape and p.
+  template <std::size_t N>
+  constexpr Symmetry phase_symmetry(std::size_t root, std::size_t dim, const PhaseRun (&runs)[N], bool all = false) const
+  {
+    return ring_phase_symmetry(shape_, root, dim, runs, all, p_);
   }
   /// Rank r's place in the phase along dimension `dim`, on the rings through the
   /// coordinates of `root`.
