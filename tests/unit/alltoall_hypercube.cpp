@@ -163,7 +163,7 @@ TEST_CASE("alltoall_hypercube: both schedules verify for p = 2^d up to 512", "[a
 {
   // (To 256 under the sanitizers: the verifier is single-threaded arithmetic, and the gcc
   // preset proves p = 512.)
-  for (std::size_t d = 0; d <= (sanitized ? 8 : 9); ++d) {
+  for (std::size_t d = 0; d <= (testing::sanitized ? 8 : 9); ++d) {
     const Hypercube<> cube = Hypercube<>::of_dims(d);
     const auto se = verify(StandardExchangeSchedule(cube.size()));
     const auto ap = verify(AllPortSchedule(cube.size()));
