@@ -34,7 +34,9 @@ void run_algorithm(Comm& comm, Alg alg, const Problem& problem, Run&& run)
     static_assert(decltype(boost::hana::length(candidates))::value != 0,
                   "collectives: no algorithm of this collective fits the communicator's topology");
     const std::size_t index = comm.policy().pick(C, problem, [&] {
-      return select(candidates, comm.topology(), comm.cost_model(), problem).index;
+      // (The every-rank estimate: the same pick as select(), without instantiating the
+      // symmetric estimate for every schedule a default call may run.)
+      return select_among<false>(candidates, comm.topology(), comm.cost_model(), problem).index;
     });
     visit_algorithm(candidates, index, run);
   } else {

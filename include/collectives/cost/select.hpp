@@ -89,15 +89,14 @@ struct Selection {
   constexpr bool found() const { return index != npos; }
 };
 
-/// The cheapest of `candidates` (a hana::tuple of algorithm tags) for `problem` on `topo`
-/// under `model`; ties go to the earlier candidate; those that do not fit are skipped.
-/// constexpr: with a static topology and a constexpr model it runs at compile time.
-/// Requirements: some candidate fits (a compile error when none can by type; else
-/// std::invalid_argument), a valid model, m and root. Cost: one estimate per fitting
-/// candidate.
-template <topology T, class... A>
-constexpr Selection select(const boost::hana::tuple<A...>& candidates, const T& topo, const CostModel& model,
-                           const Problem& problem)
+namespace detail {
+/// select(); with `Symmetric` false every candidate's estimate visits every rank
+/// (estimate_every_rank: the same times, bit for bit), so that a collective called without
+/// an algorithm does not instantiate the symmetric estimate, which only pays off on large
+/// topologies and in constant evaluation, for every schedule and topology type it may run.
+template <bool Symmetric, topology T, class... A>
+constexpr Selection select_among(const boost::hana::tuple<A...>& candidates, const T& topo, const CostModel& model,
+                                 const Problem& problem)
 {
   static_assert((algorithm<A> && ...), "collectives::select: a candidate is not an algorithm type");
   static_assert((fits_topology_type<A, T> || ...), "collectives::select: no candidate algorithm fits the topology's type");
@@ -111,7 +110,14 @@ constexpr Selection select(const boost::hana::tuple<A...>& candidates, const T& 
     if constexpr (fits_topology_type<Tag, T>) {
       if (fits(tag, topo, problem)) {
         ++s.best.candidates;
-        if (!s.best.found()) {
+        if constexpr (!Symmetric) {
+          if constexpr (rooted(Tag::collective))
+            require(problem.root < topo.size(), "collectives::predict: the root is not a rank of the topology");
+          const double t = estimate_every_rank(Tag::schedule(topo, problem), topo, model,
+                                               problem.m / static_cast<double>(Tag::pieces(topo.size())))
+                             .time;
+          if (!s.best.found() || t < s.best.time) s.best = Selection{s.at, Tag::name, t, s.best.candidates};
+        } else if (!s.best.found()) {
           s.best = Selection{s.at, Tag::name, predict(tag, topo, model, problem).time, s.best.candidates};
         } else {
           // A later candidate wins only if strictly cheaper: one whose time is known to
@@ -126,6 +132,21 @@ constexpr Selection select(const boost::hana::tuple<A...>& candidates, const T& 
   });
   detail::require(done.best.found(), "collectives::select: no candidate algorithm fits this topology and problem");
   return done.best;
+}
+} // namespace detail
+
+/// The cheapest of `candidates` (a hana::tuple of algorithm tags) for `problem` on `topo`
+/// under `model`; ties go to the earlier candidate; those that do not fit are skipped.
+/// constexpr: with a static topology and a constexpr model it runs at compile time (on
+/// large topologies too: the estimate reads the schedules' symmetry).
+/// Requirements: some candidate fits (a compile error when none can by type; else
+/// std::invalid_argument), a valid model, m and root. Cost: one estimate per fitting
+/// candidate, and none for a candidate shown to cost at least the best so far.
+template <topology T, class... A>
+constexpr Selection select(const boost::hana::tuple<A...>& candidates, const T& topo, const CostModel& model,
+                           const Problem& problem)
+{
+  return detail::select_among<true>(candidates, topo, model, problem);
 }
 
 /// select() over collective C's algorithms (algorithms<C>).
@@ -145,7 +166,7 @@ template <Collective C, topology T, class F>
 Selection with_selected(const T& topo, const CostModel& model, const Problem& problem, F&& f)
 {
   constexpr auto candidates = detail::candidates_for<C, T>();
-  const Selection pick = select(candidates, topo, model, problem);
+  const Selection pick = detail::select_among<false>(candidates, topo, model, problem);
   visit_algorithm(candidates, pick.index, f);
   return pick;
 }
