@@ -11,7 +11,10 @@
 //    word moved or combined, and so does combining a received message into place (a
 //    receive with Combine::left/right: a pass over the words like a local combine); a
 //    rank's step time is its exchange time plus this local time;
-//  - the step takes as long as its slowest rank, and the steps add up.
+//  - the step takes as long as its slowest rank, and the steps add up;
+//  - beyond the seeds (model.hpp): under half_duplex the word times of a rank's sends
+//    and receives add up (their start-ups still overlap); with lanes < p, a step takes at least the sum of every
+//    rank's step time divided by lanes (ranks time-sharing cores).
 // The same code runs in constant evaluation (static_assert on small static topologies)
 // and at run time. The seeds' closed forms (closed_forms.hpp) are tests of it.
 //
@@ -383,10 +386,13 @@ constexpr CostReport estimate(const S& s, const T& topo, const CostModel& model,
   CostReport report;
   const std::size_t p = s.size();
   const bool one_port = model.ports == Ports::one;
+  const bool time_shared = model.lanes != 0 && model.lanes < p;
   detail::LinkLoad<T> load(topo, one_port);
   std::vector<detail::CostMessage> messages;
   std::vector<std::size_t> local_blocks(p, 0);
   std::vector<double> send_busy(p, 0.0), recv_busy(p, 0.0); // zero between steps
+  // Under half_duplex, the part of send_busy/recv_busy that is words (the rest overlaps).
+  std::vector<double> send_words(model.half_duplex ? p : 0, 0.0), recv_words(model.half_duplex ? p : 0, 0.0);
   for (std::size_t k = 0; k < s.num_steps(); ++k) {
     load.next_step();
     messages.clear();
@@ -408,13 +414,14 @@ constexpr CostReport estimate(const S& s, const T& topo, const CostModel& model,
     // A step's messages mostly look alike: the last one's words and time are reused.
     detail::CostMessage last{0, 0, no_value, 0};
     std::size_t last_worst = 0;
-    double words = 0, t = 0;
+    double words = 0, t = 0, tw = 0;
     for (std::size_t i = 0; i < messages.size(); ++i) {
       const auto& msg = messages[i];
       const std::size_t worst = contended ? load.worst(i, msg.from, msg.to) : 1;
       if (msg.blocks != last.blocks || msg.hops != last.hops || worst != last_worst) {
         words = static_cast<double>(msg.blocks) * m;
         t = message_time(model, words * static_cast<double>(worst), static_cast<double>(msg.hops));
+        if (model.half_duplex) tw = t - message_time(model, 0, static_cast<double>(msg.hops));
         last = msg;
         last_worst = worst;
       }
@@ -426,15 +433,27 @@ constexpr CostReport estimate(const S& s, const T& topo, const CostModel& model,
         send_busy[msg.from] = std::max(send_busy[msg.from], t);
         recv_busy[msg.to] = std::max(recv_busy[msg.to], t);
       }
+      if (model.half_duplex) {
+        send_words[msg.from] = one_port ? send_words[msg.from] + tw : std::max(send_words[msg.from], tw);
+        recv_words[msg.to] = one_port ? recv_words[msg.to] + tw : std::max(recv_words[msg.to], tw);
+      }
     }
     report.messages += messages.size();
-    double step = 0;
+    double step = 0, work = 0;
     for (std::size_t r = 0; r < p; ++r) {
       // (Adding a local time of zero would change nothing: it is skipped.)
-      const double busy = std::max(send_busy[r], recv_busy[r]);
-      step = std::max(step, local_blocks[r] == 0 ? busy : busy + model.t_r * static_cast<double>(local_blocks[r]) * m);
+      double busy = std::max(send_busy[r], recv_busy[r]);
+      if (model.half_duplex) {
+        // Start-ups overlap; the words of both directions take turns.
+        busy = std::max(send_busy[r] - send_words[r], recv_busy[r] - recv_words[r]) + send_words[r] + recv_words[r];
+        send_words[r] = recv_words[r] = 0;
+      }
+      const double t = local_blocks[r] == 0 ? busy : busy + model.t_r * static_cast<double>(local_blocks[r]) * m;
+      step = std::max(step, t);
+      work += t;
       send_busy[r] = recv_busy[r] = 0;
     }
+    if (time_shared) step = std::max(step, work / static_cast<double>(model.lanes));
     report.time += step;
     report.steps += messages.empty() ? 0 : 1;
   }

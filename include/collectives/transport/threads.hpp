@@ -197,7 +197,7 @@ public:
   {
     const double per_core = static_cast<double>(p_) / static_cast<double>(cores_);
     const double t_s = oversubscribed_ ? 1.5e-6 * per_core : 0.5e-6;
-    return CostModel{.t_s = t_s, .t_w = 0.5e-9, .t_h = 0, .t_r = 0.25e-9};
+    return CostModel{.t_s = t_s, .t_w = 0.5e-9, .t_h = 0, .t_r = 0.25e-9, .lanes = oversubscribed_ ? std::size_t{cores_} : 0};
   }
   /// Messages of at most this many bytes go eager.
   std::size_t eager_bytes() const noexcept { return eager_; }
