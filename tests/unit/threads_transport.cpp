@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 using namespace collectives;
@@ -455,14 +456,22 @@ TEST_CASE("threads: Communicator rejects a topology of another size", "[threads]
                                                 "topology has 5 nodes"));
   CHECK_THROWS_WITH(team.run([](threads::Endpoint& ep) { Communicator comm(ep, Mesh<2, 3>{}); }),
                     Contains("4 ranks") && Contains("6 nodes"));
+  // A static topology named by its type alone is checked the same way.
+  CHECK_THROWS_WITH(team.run([](threads::Endpoint& ep) { Communicator<threads::Endpoint, Hypercube<3>> comm(ep); }),
+                    Contains("4 ranks") && Contains("8 nodes"));
   // The right size binds, statically or not.
   std::vector<std::size_t> sizes(4);
   team.run([&](threads::Endpoint& ep) {
     Communicator a(ep, Mesh<2, 2>{});
     Communicator b(ep);
-    sizes[ep.rank()] = a.size() + b.size();
+    Communicator<threads::Endpoint, Ring<4>> c(ep);
+    Communicator<threads::Endpoint, Mesh<2, 2>> d(ep);
+    sizes[ep.rank()] = a.size() + b.size() + c.size() + d.size();
   });
-  CHECK(sizes == std::vector<std::size_t>(4, 8));
+  CHECK(sizes == std::vector<std::size_t>(4, 16));
+  // A dynamic topology other than Ring<> needs its shape.
+  STATIC_REQUIRE(!std::is_constructible_v<Communicator<threads::Endpoint, Mesh<>>, threads::Endpoint&>);
+  STATIC_REQUIRE(std::is_constructible_v<Communicator<threads::Endpoint, Torus<2, 2>>, threads::Endpoint&>);
 }
 
 // ---------------------------------------------------------------------------------------

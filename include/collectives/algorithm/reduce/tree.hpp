@@ -35,8 +35,12 @@ public:
   {
     const Pattern all_in = contiguous(Buffer::input, 0, blocks_);
     const Pattern partial = contiguous(held(r), 0, blocks_);
+    // A leaf has nothing to fold in: it sends its contribution as it is, without
+    // copying it into a partial first (half the ranks of a binomial tree are leaves).
+    // In place, the partial is the contribution already.
+    const bool leaf = partials_ != Partials::in_place && is_leaf(r);
     if (step == 0) {
-      if (partials_ != Partials::in_place) v.local({all_in, partial});
+      if (partials_ != Partials::in_place && !leaf) v.local({all_in, partial});
       return;
     }
     const std::size_t total = shape_.num_steps();
@@ -45,7 +49,7 @@ public:
       // Children hold higher relative coordinates: with the tree rooted at rank 0 (or a
       // commutative operator) that means higher ranks, so they go on the right.
       if (role.sends) v.recv({role.peer, partial, Combine::right});
-      if (role.receives) v.send({role.peer, partial});
+      if (role.receives) v.send({role.peer, leaf ? all_in : partial});
       return;
     }
     if (r == tree_root_) v.send({root_, partial});
@@ -53,6 +57,26 @@ public:
   }
 
 private:
+  /// Whether r has no children in the tree: O(dimensions of the shape). The rings are
+  /// walked root outward, and a node joins at the last ring in which its coordinate
+  /// differs from the root's; it receives there from the node at distance lowbit(v), v
+  /// its coordinate relative to the root's, then sends at every smaller distance that
+  /// stays inside the ring, and as the root of each later ring longer than one.
+  constexpr bool is_leaf(std::size_t r) const
+  {
+    std::size_t joins = shape_.ndims;
+    for (std::size_t k = shape_.ndims; k-- > 0;)
+      if (shape_.coord(r, k) != shape_.coord(tree_root_, k)) {
+        joins = k;
+        break;
+      }
+    if (joins == shape_.ndims) return false; // the tree's root
+    for (std::size_t k = joins + 1; k < shape_.ndims; ++k)
+      if (shape_.extent[k] > 1) return false;
+    const std::size_t z = shape_.extent[joins];
+    const std::size_t v = (shape_.coord(r, joins) + z - shape_.coord(tree_root_, joins)) % z;
+    return v % 2 == 1 || v + 1 == z;
+  }
   constexpr Buffer held(std::size_t r) const
   {
     return partials_ != Partials::scratch || (r == tree_root_ && tree_root_ == root_) ? Buffer::output : Buffer::scratch;
