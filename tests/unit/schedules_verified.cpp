@@ -188,6 +188,21 @@ TEST_CASE("schedules: reduce, every small p and root", "[verifier][schedules]")
   CHECK(every_p_and_root(1, 8, [](std::size_t p, std::size_t root) {
     return ReduceTreeSchedule(p, ring_shape(p), root, false, 1, Partials::output);
   }));
+  // Folding the contribution in late (reduce out of place).
+  for (bool commutative : {false, true}) {
+    CHECK(every_p_and_root(1, 9, [=](std::size_t p, std::size_t root) {
+      return ReduceTreeSchedule(p, ring_shape(p), root, commutative, 2, Partials::scratch, true);
+    }));
+    CHECK(every_root(8, [=](std::size_t root) {
+      return ReduceTreeSchedule(8, bits_shape(8), root, commutative, 1, Partials::scratch, true);
+    }));
+    CHECK(every_root(6, [=](std::size_t root) {
+      return ReduceTreeSchedule(6, topology_shape(mesh23), root, commutative, 1, Partials::scratch, true);
+    }));
+    CHECK(every_root(8, [=](std::size_t root) {
+      return ReduceTreeSchedule(8, topology_shape(torus222), root, commutative, 1, Partials::scratch, true);
+    }));
+  }
   CHECK(every_root(8, [](std::size_t root) { return ReduceTreeSchedule(8, bits_shape(8), root, false); }));
   CHECK(every_root(8, [](std::size_t root) { return ReduceTreeSchedule(8, bits_shape(8), root, true); }));
   CHECK(every_root(6, [](std::size_t root) { return ReduceTreeSchedule(6, topology_shape(mesh23), root, false); }));
@@ -221,6 +236,7 @@ TreeRoles tree_roles(const S& s)
       StepOps ops;
       s.visit(r, k, ops);
       for (const auto& op : ops.recvs) t.combines[r] = t.combines[r] || op.combine != Combine::copy;
+      for (const auto& op : ops.locals) t.combines[r] = t.combines[r] || op.combine != Combine::copy;
       t.locals[r] = t.locals[r] || !ops.locals.empty();
       for (const auto& op : ops.sends) {
         t.sends[r] = true;
@@ -251,10 +267,25 @@ TEST_CASE("schedules: a reduce tree's leaves send their contribution without cop
     return leaves;
   };
   for (std::size_t p = 1; p <= 33; ++p)
-    for (std::size_t root : {std::size_t{0}, p / 2, p - 1}) {
-      check(ReduceTreeSchedule(p, ring_shape(p), root, true), root);
-      check(ReduceTreeSchedule(p, ring_shape(p), root, false), 0);
-    }
+    for (std::size_t root : {std::size_t{0}, p / 2, p - 1})
+      for (bool late : {false, true}) {
+        const auto tree = ReduceTreeSchedule(p, ring_shape(p), root, true, 1, Partials::scratch, late);
+        check(tree, root);
+        check(ReduceTreeSchedule(p, ring_shape(p), root, false, 1, Partials::scratch, late), 0);
+        CHECK(verify(tree).ok);
+        // Folding late: nobody copies the contribution into a partial; a node with
+        // children takes the nearest one as it is in step 1 and folds its own in on the left.
+        if (!late || p == 1) continue;
+        for (std::size_t r = 0; r < p; ++r) {
+          StepOps step0, step1;
+          tree.visit(r, 0, step0);
+          tree.visit(r, 1, step1);
+          CHECK(step0.locals.empty());
+          CHECK(step1.locals.size() == step1.recvs.size());
+          for (const auto& l : step1.locals) CHECK((l.combine == Combine::left && l.from.buffer == Buffer::input));
+          for (const auto& rv : step1.recvs) CHECK(rv.combine == Combine::copy);
+        }
+      }
   // A binomial tree on 2^d ranks has 2^(d-1) leaves.
   for (std::size_t d = 1; d <= 6; ++d) {
     const std::size_t p = std::size_t{1} << d;

@@ -350,6 +350,16 @@ void run_schedule(const detail::ScheduleRef& s, E& ep, std::array<detail::ByteBu
             std::memmove(to.data + to.layout.offset(loc.to[i]) * elem, from.data + from.layout.offset(loc.from[i]) * elem,
                          n);
         }
+      } else if (loc.combine != Combine::copy && red != nullptr && loc.from.buffer != loc.to.buffer && from.data != to.data &&
+                 loc.from.count == loc.to.count) {
+        // Combining across buffers that do not share memory (buffers are the same memory
+        // or apart): block i into block i, in place, no staging.
+        for (std::size_t i = 0; i < loc.from.count; ++i) {
+          const std::size_t n = from.layout.length(loc.from[i]);
+          if (n != 0)
+            red->fn(red->op, to.data + to.layout.offset(loc.to[i]) * elem, from.data + from.layout.offset(loc.from[i]) * elem,
+                    n, loc.combine);
+        }
       } else {
         // Read everything first, then write: a local op is a parallel assignment.
         const std::size_t n = detail::pattern_elements(from, loc.from) * elem;

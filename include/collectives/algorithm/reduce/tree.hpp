@@ -17,14 +17,18 @@
 namespace collectives {
 
 /// The broadcast tree run backwards, combining: every node folds in its children's
-/// partials, then hands its own up. Step 0 loads the contribution into the partial.
+/// partials, then hands its own up. Step 0 loads the contribution into the partial; or,
+/// with `fold_late` (the input stays readable and apart from the output until step 1),
+/// a node's nearest child, which every node with children receives in step 1, lands in
+/// the partial as it is and the contribution is folded in on its left there: one pass
+/// over the message less. Leaves send their contribution as it is.
 /// Cost: (t_s + t_w m) ceil(log p) (+1 step for a non-commutative operator and root != 0).
 class ReduceTreeSchedule {
 public:
   constexpr ReduceTreeSchedule(std::size_t p, TreeShape shape, std::size_t root, bool commutative,
-                               std::size_t blocks = 1, Partials partials = Partials::scratch)
+                               std::size_t blocks = 1, Partials partials = Partials::scratch, bool fold_late = false)
     : p_(p), shape_(shape), root_(root), tree_root_(commutative ? root : 0), commutative_(commutative),
-      blocks_(blocks), partials_(partials) {}
+      blocks_(blocks), partials_(partials), fold_late_(fold_late && partials != Partials::in_place && p > 1) {}
   constexpr std::size_t size() const { return p_; }
   constexpr std::size_t num_steps() const { return 1 + shape_.num_steps() + (tree_root_ != root_ ? 1 : 0); }
   constexpr std::size_t scratch_blocks() const { return partials_ == Partials::scratch ? blocks_ : 0; }
@@ -40,7 +44,7 @@ public:
     // In place, the partial is the contribution already.
     const bool leaf = partials_ != Partials::in_place && is_leaf(r);
     if (step == 0) {
-      if (partials_ != Partials::in_place && !leaf) v.local({all_in, partial});
+      if (partials_ != Partials::in_place && !leaf && !fold_late_) v.local({all_in, partial});
       return;
     }
     const std::size_t total = shape_.num_steps();
@@ -48,7 +52,15 @@ public:
       const TreeRole role = tree_role(shape_, tree_root_, r, total - step);
       // Children hold higher relative coordinates: with the tree rooted at rank 0 (or a
       // commutative operator) that means higher ranks, so they go on the right.
-      if (role.sends) v.recv({role.peer, partial, Combine::right});
+      if (role.sends) {
+        if (fold_late_ && step == 1) {
+          // The nearest child (distance 1 in the last ring, the first in reduce order).
+          v.recv({role.peer, partial, Combine::copy});
+          v.local({all_in, partial, Combine::left});
+        } else {
+          v.recv({role.peer, partial, Combine::right});
+        }
+      }
       if (role.receives) v.send({role.peer, leaf ? all_in : partial});
       return;
     }
@@ -88,6 +100,7 @@ private:
   bool commutative_;
   std::size_t blocks_;
   Partials partials_;
+  bool fold_late_;
 };
 
 namespace detail {
@@ -96,12 +109,13 @@ template <class Shape>
 struct ReduceTree : AlgorithmBase<Collective::reduce> {
   static constexpr const char* name = Shape::name;
   static constexpr Needs needs = Shape::needs;
-  /// The contribution is read in step 0 only.
+  /// In place, the contribution is read in step 0 only (out of place it is read in step
+  /// 1, so the front end hands it over apart from the output).
   static constexpr bool input_may_alias_output = true;
   template <topology T>
   static constexpr auto schedule(const T& t, const Problem& pr)
   {
-    return ReduceTreeSchedule(t.size(), Shape::of(t), pr.root, pr.commutative);
+    return ReduceTreeSchedule(t.size(), Shape::of(t), pr.root, pr.commutative, 1, Partials::scratch, !pr.in_place);
   }
 };
 } // namespace detail
