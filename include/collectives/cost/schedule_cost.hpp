@@ -39,6 +39,7 @@
 #include <cstddef>
 #include <limits>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -367,6 +368,35 @@ struct CostVisitor {
   constexpr void local(const LocalOp& op) { *local_blocks += op.from.count; }
 };
 
+/// A schedule seen through a function pointer, for estimating: at run time every
+/// schedule is estimated by one body per topology type (estimate_on), so a translation
+/// unit that selects among many algorithms compiles the estimator once, not once per
+/// candidate. (Constant evaluation cannot cast from void*: it keeps the typed path.)
+class CostScheduleRef {
+public:
+  template <class S>
+  explicit CostScheduleRef(const S& s)
+    : object_(&s), size_(s.size()), steps_(s.num_steps()), visit_(&thunk<S>)
+  {
+  }
+  std::size_t size() const { return size_; }
+  std::size_t num_steps() const { return steps_; }
+  void visit(std::size_t r, std::size_t step, CostVisitor& v) const { visit_(object_, r, step, v); }
+
+private:
+  template <class S>
+  static void thunk(const void* s, std::size_t r, std::size_t step, CostVisitor& v)
+  {
+    static_cast<const S*>(s)->visit(r, step, v);
+  }
+  const void* object_;
+  std::size_t size_, steps_;
+  void (*visit_)(const void*, std::size_t, std::size_t, CostVisitor&);
+};
+
+template <class S, topology T>
+constexpr CostReport estimate_on(const S& s, const T& topo, const CostModel& model, double m);
+
 } // namespace detail
 
 /// Predicted time of schedule s run on topology `topo` (the same size; the schedule's
@@ -377,6 +407,16 @@ struct CostVisitor {
 /// evaluation). Cost: O(steps x messages x hops) time, O(p + links) memory; no O(p^2).
 template <schedule S, topology T>
 constexpr CostReport estimate(const S& s, const T& topo, const CostModel& model, double m)
+{
+  if (std::is_constant_evaluated()) return detail::estimate_on(s, topo, model, m);
+  return detail::estimate_on(detail::CostScheduleRef(s), topo, model, m);
+}
+
+namespace detail {
+
+/// estimate()'s body, for a schedule or a CostScheduleRef.
+template <class S, topology T>
+constexpr CostReport estimate_on(const S& s, const T& topo, const CostModel& model, double m)
 {
   model.validated();
   detail::require(m >= 0 && m <= max_block_words,
@@ -459,6 +499,8 @@ constexpr CostReport estimate(const S& s, const T& topo, const CostModel& model,
   }
   return report;
 }
+
+} // namespace detail
 
 /// Just the time: estimate(s, topo, model, m).time.
 template <schedule S, topology T>
