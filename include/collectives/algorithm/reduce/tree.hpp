@@ -25,7 +25,7 @@ namespace collectives {
 /// Cost: (t_s + t_w m) ceil(log p) (+1 step for a non-commutative operator and root != 0).
 class ReduceTreeSchedule {
 public:
-  constexpr ReduceTreeSchedule(std::size_t p, TreeShape shape, std::size_t root, bool commutative,
+  constexpr ReduceTreeSchedule(std::size_t p, const TreeShape& shape, std::size_t root, bool commutative,
                                std::size_t blocks = 1, Partials partials = Partials::scratch, bool fold_late = false)
     : p_(p), shape_(shape), root_(root), tree_root_(commutative ? root : 0), commutative_(commutative),
       blocks_(blocks), partials_(partials), fold_late_(fold_late && partials != Partials::in_place && p > 1) {}
