@@ -408,7 +408,9 @@ constexpr CostReport estimate_on(const S& s, const T& topo, const CostModel& mod
 template <schedule S, topology T>
 constexpr CostReport estimate(const S& s, const T& topo, const CostModel& model, double m)
 {
-  if (std::is_constant_evaluated()) return detail::estimate_on(s, topo, model, m);
+  // The builtin, not std::is_constant_evaluated(): folded by the front end even at -O0,
+  // so an unoptimised build does not emit both paths.
+  if (__builtin_is_constant_evaluated()) return detail::estimate_on(s, topo, model, m);
   return detail::estimate_on(detail::CostScheduleRef(s), topo, model, m);
 }
 
