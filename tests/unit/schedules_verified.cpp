@@ -332,6 +332,7 @@ TEST_CASE("schedules: reduce-scatter, every small p and root", "[verifier][sched
   CHECK(every_power_of_two(8, [](std::size_t p) { return ReduceScatterHalvingSchedule(p); }));
   CHECK(every_power_of_two(8, [](std::size_t p) { return ReduceScatterHalvingSchedule(p, true); }));
   CHECK(every_p(1, 8, [](std::size_t p) { return ReduceScatterRingSchedule(p); }));
+  CHECK(every_p(1, 8, [](std::size_t p) { return ReduceScatterRingSchedule(p, ResultSlot::first, true); }));
   CHECK(every_p(1, 8, [](std::size_t p) { return ReduceScatterPairwiseSchedule(p); }));
   CHECK(every_p(1, 8, [](std::size_t p) { return ReduceScatterDimensionalSchedule(rings_of(Ring<>{p})); }));
   CHECK(verify(ReduceScatterDimensionalSchedule(rings_of(mesh23))).ok);
