@@ -19,6 +19,8 @@
 // median batch, so a burst of load from other processes hits all of them alike. Every
 // variant's result is checked once per cell. Ratios: now / 8407db1 (< 1: faster) and
 // memcpy / now (the share of the roofline reached; reductions also read their own data).
+// Then the executor's per-call overhead: the pairwise alltoall written by hand with
+// Endpoint::exchange against the library's alltoall_algorithm::pairwise, per block size.
 
 #include "baseline/threads_8407db1.hpp"
 
@@ -179,6 +181,44 @@ struct RankCall {
   }
 };
 
+/// The per-call overhead's two sides: the pairwise alltoall written by hand on the
+/// endpoint (own block by memcpy, then p - 1 exchanges to rank + k from rank - k, the same
+/// partners and order as PairwiseSchedule: no schedule, no executor), or the library's
+/// alltoall with alltoall_algorithm::pairwise. bytes: one block.
+struct PairwiseCall {
+  bool by_hand;
+  std::size_t bytes, p, me;
+  Communicator<threads::Endpoint, Ring<>> comm;
+  std::vector<std::uint8_t> s, t;
+  PairwiseCall(threads::Endpoint& ep, bool hand, std::size_t b)
+    : by_hand(hand), bytes(b), p(ep.size()), me(ep.rank()), comm(ep, Ring<>{ep.size()}), s(p * b), t(p * b)
+  {
+    for (std::size_t i = 0; i < s.size(); ++i) s[i] = static_cast<std::uint8_t>(me * 7 + i / bytes);
+  }
+  void call()
+  {
+    if (!by_hand) {
+      alltoall(comm, s, t, alltoall_algorithm::pairwise);
+      return;
+    }
+    std::memcpy(t.data() + me * bytes, s.data() + me * bytes, bytes);
+    for (std::size_t k = 1; k < p; ++k) {
+      const std::size_t to = (me + k) % p, from = (me + p - k) % p;
+      const ConstBytes out{reinterpret_cast<const std::byte*>(s.data()) + to * bytes, bytes};
+      const MutableBytes in{reinterpret_cast<std::byte*>(t.data()) + from * bytes, bytes};
+      const SendRequest snd{to, {&out, 1}};
+      const RecvRequest rcv{from, {&in, 1}};
+      comm.endpoint().exchange({&snd, 1}, {&rcv, 1});
+    }
+  }
+  bool right() const
+  {
+    for (std::size_t j = 0; j < p; ++j)
+      if (t[j * bytes] != static_cast<std::uint8_t>(j * 7 + me)) return false;
+    return true;
+  }
+};
+
 /// The memcpy roofline's rank state.
 struct Copy {
   std::vector<std::uint8_t> src, dst;
@@ -274,5 +314,30 @@ int main(int argc, char** argv)
                   copy ? (std::to_string(int(100 * c / a + 0.5)) + " %").c_str() : "-", ok ? "" : " WRONG");
       std::fflush(stdout);
     }
+  // The executor's per-call overhead: the same pairwise exchange by hand and through the
+  // library, alternating batch by batch.
+  std::printf("\nThe pairwise alltoall by hand on threads::Endpoint (exchange) and through the library\n"
+              "(alltoall_algorithm::pairwise); bytes: one block.\n\n");
+  std::printf("| bytes | exchange us | pairwise us | pairwise - exchange us | pairwise / exchange |\n");
+  std::printf("|--:|--:|--:|--:|--:|\n");
+  for (std::size_t bytes : set.sizes) {
+    auto check = [](const PairwiseCall& st, std::size_t) { return st.right(); };
+    auto make_hand = [&](threads::Endpoint& ep) { return PairwiseCall(ep, true, bytes); };
+    auto make_lib = [&](threads::Endpoint& ep) { return PairwiseCall(ep, false, bytes); };
+    Cell<decltype(make_hand), decltype(check)> cell_hand{make_hand, check};
+    Cell<decltype(make_lib), decltype(check)> cell_lib{make_lib, check};
+    bool ok = true;
+    const double first = batch(now, 20, cell_hand, check, ok, false);
+    const std::size_t n = std::clamp<std::size_t>(static_cast<std::size_t>(0.02 / std::max(first, 1e-7)), 10, 20000);
+    std::vector<double> t_hand, t_lib;
+    for (std::size_t b = 0; b < set.batches; ++b) {
+      t_hand.push_back(batch(now, n, cell_hand, check, ok, false));
+      t_lib.push_back(batch(now, n, cell_lib, check, ok, false));
+    }
+    const double h = median(t_hand), l = median(t_lib);
+    all_ok = all_ok && ok;
+    std::printf("| %zu | %.3f | %.3f | %.3f | %.2f |%s\n", bytes, h * 1e6, l * 1e6, (l - h) * 1e6, l / h, ok ? "" : " WRONG");
+    std::fflush(stdout);
+  }
   return all_ok ? 0 : 1;
 }
