@@ -618,3 +618,61 @@ TEST_CASE("alltoall and alltoallv: the default on static Ring<5>, Mesh<2,3> and 
   check(Mesh<2, 3>{});
   check(Mesh<3, 3>{});
 }
+
+namespace {
+
+/// A one-step schedule of p = 2 for the fused receive (executor.hpp, FusedCombine): rank r
+/// sends input block 0 to its peer and receives it into output block 0, around local ops
+/// that combine into those blocks. mode: 0, 1: then in[1] is combined into out[0] on the
+/// left / right (fused: nothing else touches either buffer); 2: in[1] is first copied to
+/// scratch, which is then combined into out[0] on the right (not fused: an earlier local
+/// op writes the operand); 3: out[0] is first copied to out[1], then in[1] combined into
+/// out[0] on the left (not fused: an earlier local op reads the received blocks).
+struct FuseProbe {
+  int mode = 0;
+  struct Op {};
+  constexpr std::size_t size() const { return 2; }
+  constexpr std::size_t num_steps() const { return 1; }
+  constexpr std::size_t scratch_blocks() const { return 1; }
+  constexpr Op operation() const { return {}; }
+  template <class V>
+  constexpr void visit(std::size_t r, std::size_t, V& v) const
+  {
+    v.send({1 - r, contiguous(Buffer::input, 0, 1)});
+    v.recv({1 - r, contiguous(Buffer::output, 0, 1)});
+    if (mode == 2) v.local({contiguous(Buffer::input, 1, 1), contiguous(Buffer::scratch, 0, 1)});
+    if (mode == 3) v.local({contiguous(Buffer::output, 0, 1), contiguous(Buffer::output, 1, 1)});
+    const Pattern other = mode == 2 ? contiguous(Buffer::scratch, 0, 1) : contiguous(Buffer::input, 1, 1);
+    v.local({other, contiguous(Buffer::output, 0, 1), mode == 1 || mode == 2 ? Combine::right : Combine::left});
+  }
+};
+
+} // namespace
+
+TEST_CASE("executor: a copying receive and the combine into the same blocks fuse only when no one can tell",
+          "[threads][executor][fused]")
+{
+  // Not commutative, so the operand order shows: a op b = 3a + b.
+  const auto op = [](std::uint64_t a, std::uint64_t b) { return 3 * a + b; };
+  const auto in = [](std::size_t r, std::size_t b, std::size_t k) { return std::uint64_t(1000 * r + 100 * b + k); };
+  for (std::size_t m : {1, 700}) // eager, and single copy (5600 bytes)
+    for (int mode : {0, 1, 2, 3}) {
+      INFO("m = " << m << ", mode " << mode);
+      threads::Team team(2);
+      std::vector<std::vector<std::uint64_t>> out(2, std::vector<std::uint64_t>(2 * m, 0));
+      team.run([&](threads::Endpoint& ep) {
+        const std::size_t r = ep.rank();
+        std::vector<std::uint64_t> x(2 * m);
+        for (std::size_t b = 0; b < 2; ++b)
+          for (std::size_t k = 0; k < m; ++k) x[b * m + k] = in(r, b, k);
+        execute(FuseProbe{mode}, ep, x.data(), BlockLayout{m}, out[r].data(), BlockLayout{m}, m, op);
+      });
+      for (std::size_t r = 0; r < 2; ++r)
+        for (std::size_t k = 0; k < m; ++k) {
+          const std::uint64_t got = in(1 - r, 0, k), own = in(r, 1, k);
+          const std::uint64_t want = mode == 0 || mode == 3 ? op(own, got) : op(got, own);
+          CHECK(out[r][k] == want);
+          if (mode == 3) CHECK(out[r][m + k] == got);
+        }
+    }
+}
