@@ -122,7 +122,9 @@ void combine3_kernel(const void* op_ptr, std::byte* out_bytes, const std::byte* 
 template <class T, class Op>
 Reducer make_reducer(const Op& op)
 {
-  return {&combine_kernel<T, Op>, &op, sizeof(T), &combine3_kernel<T, Op>};
+  // A call that never combines has nothing to fuse: no fn3, so its steps skip the search.
+  if constexpr (std::is_same_v<Op, NoCombine>) return {&combine_kernel<T, Op>, &op, sizeof(T), nullptr};
+  else return {&combine_kernel<T, Op>, &op, sizeof(T), &combine3_kernel<T, Op>};
 }
 
 /// One buffer of a call: its first byte and its block layout (in elements).
