@@ -244,6 +244,43 @@ TEST_CASE("threads: several messages to one peer keep their order", "[threads]")
   check_no_errors(notes);
 }
 
+TEST_CASE("threads: a payload left in the ring never passes for the next message", "[threads]")
+{
+  // White box: the receiver polls the first word of the place its next entry starts, for
+  // that entry's position + 1. With eager_bytes 64 and a 512-byte ring, an entry is a
+  // 64-byte header and the payload rounded up to 64, from position 0. Four 64-byte
+  // messages (positions 0, 128, 256, 384) leave payloads at offsets 64, 192, 320 and 448
+  // whose words all read "position + 1" for the ring's next lap there (577, 705, 833,
+  // 961); an empty message at 512 moves the next entry to 576, offset 64. The message that
+  // goes there is sent late, while rank 1 already polls offset 64: the stale payload must
+  // not count as a message (the sender zeroes the next entry's word before it publishes).
+  threads::Team team{2, threads::Options{.eager_bytes = 64, .channel_bytes = 512, .spin = 16}};
+  std::vector<std::uint64_t> got(8, 0);
+  team.run([&](threads::Endpoint& ep) {
+    auto one = [&](std::size_t bytes, std::uint64_t word) {
+      std::vector<std::uint64_t> data(bytes / 8, word);
+      const ConstBytes out{reinterpret_cast<const std::byte*>(data.data()), bytes};
+      const MutableBytes in{reinterpret_cast<std::byte*>(data.data()), bytes};
+      const SendRequest s{1, {&out, 1}};
+      const RecvRequest r{0, {&in, 1}};
+      if (ep.rank() == 0) ep.exchange({&s, 1}, {});
+      else ep.exchange({}, {&r, 1});
+      return data.empty() ? 0 : data.front();
+    };
+    const bool receiver = ep.rank() == 1;
+    for (std::uint64_t k = 0; k < 4; ++k) {
+      const std::uint64_t word = one(64, 512 + 64 + 128 * k + 1);
+      if (receiver) got[k] = word;
+    }
+    one(0, 0);
+    if (!receiver) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const std::uint64_t last = one(8, 42);
+    if (receiver) got[4] = last;
+  });
+  for (std::uint64_t k = 0; k < 4; ++k) CHECK(got[k] == 512 + 64 + 128 * k + 1);
+  CHECK(got[4] == 42);
+}
+
 TEST_CASE("threads: all-port exchange with every other rank at once", "[threads]")
 {
   constexpr std::size_t p = 6;
