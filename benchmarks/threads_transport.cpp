@@ -19,6 +19,10 @@
 // median batch, so a burst of load from other processes hits all of them alike. Every
 // variant's result is checked once per cell. Ratios: now / 8407db1 (< 1: faster) and
 // memcpy / now (the share of the roofline reached; reductions also read their own data).
+// Then the executor's per-call overhead: the pairwise alltoall written by hand with
+// Endpoint::exchange against the library's alltoall_algorithm::pairwise, per block size;
+// and the executor alone: nanoseconds a call of each collective (default algorithm, 8
+// bytes a rank, p ranks taking turns) on an endpoint whose exchange moves nothing.
 
 #include "baseline/threads_8407db1.hpp"
 
@@ -65,6 +69,41 @@ private:
   std::atomic<std::size_t> count_{0};
   std::atomic<bool> sense_{false};
 };
+
+/// An endpoint whose exchange moves nothing: a call's time on it is the library's own work
+/// (front end, selection, schedule, executor). Results are not meaningful.
+struct NullEndpoint {
+  std::size_t r = 0, p = 2;
+  std::size_t rank() const { return r; }
+  std::size_t size() const { return p; }
+  void exchange(std::span<const SendRequest>, std::span<const RecvRequest>) {}
+  static constexpr bool combines_on_receive = true; // as the threads transport
+  CostModel model;
+  CostModel cost_model() const { return model; }
+};
+
+/// Nanoseconds per call of `call(comm)` for each rank of a NullEndpoint team of p, the
+/// median of 5 batches of `n` calls over all ranks in turn.
+template <class Call>
+double null_ns(std::size_t p, const CostModel& model, std::size_t n, Call call)
+{
+  std::vector<NullEndpoint> eps(p);
+  std::vector<Communicator<NullEndpoint, Ring<>>> comms;
+  comms.reserve(p);
+  for (std::size_t r = 0; r < p; ++r) {
+    eps[r] = NullEndpoint{r, p, model};
+    comms.emplace_back(eps[r], Ring<>{p});
+  }
+  std::vector<double> t;
+  for (int b = 0; b < 5; ++b) {
+    const auto t0 = Clock::now();
+    for (auto& c : comms)
+      for (std::size_t i = 0; i < n; ++i) call(c);
+    t.push_back(std::chrono::duration<double>(Clock::now() - t0).count() / static_cast<double>(n * p) * 1e9);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
 
 struct Settings {
   std::size_t p = 2;
@@ -179,6 +218,44 @@ struct RankCall {
   }
 };
 
+/// The per-call overhead's two sides: the pairwise alltoall written by hand on the
+/// endpoint (own block by memcpy, then p - 1 exchanges to rank + k from rank - k, the same
+/// partners and order as PairwiseSchedule: no schedule, no executor), or the library's
+/// alltoall with alltoall_algorithm::pairwise. bytes: one block.
+struct PairwiseCall {
+  bool by_hand;
+  std::size_t bytes, p, me;
+  Communicator<threads::Endpoint, Ring<>> comm;
+  std::vector<std::uint8_t> s, t;
+  PairwiseCall(threads::Endpoint& ep, bool hand, std::size_t b)
+    : by_hand(hand), bytes(b), p(ep.size()), me(ep.rank()), comm(ep, Ring<>{ep.size()}), s(p * b), t(p * b)
+  {
+    for (std::size_t i = 0; i < s.size(); ++i) s[i] = static_cast<std::uint8_t>(me * 7 + i / bytes);
+  }
+  void call()
+  {
+    if (!by_hand) {
+      alltoall(comm, s, t, alltoall_algorithm::pairwise);
+      return;
+    }
+    std::memcpy(t.data() + me * bytes, s.data() + me * bytes, bytes);
+    for (std::size_t k = 1; k < p; ++k) {
+      const std::size_t to = (me + k) % p, from = (me + p - k) % p;
+      const ConstBytes out{reinterpret_cast<const std::byte*>(s.data()) + to * bytes, bytes};
+      const MutableBytes in{reinterpret_cast<std::byte*>(t.data()) + from * bytes, bytes};
+      const SendRequest snd{to, {&out, 1}};
+      const RecvRequest rcv{from, {&in, 1}};
+      comm.endpoint().exchange({&snd, 1}, {&rcv, 1});
+    }
+  }
+  bool right() const
+  {
+    for (std::size_t j = 0; j < p; ++j)
+      if (t[j * bytes] != static_cast<std::uint8_t>(j * 7 + me)) return false;
+    return true;
+  }
+};
+
 /// The memcpy roofline's rank state.
 struct Copy {
   std::vector<std::uint8_t> src, dst;
@@ -274,5 +351,55 @@ int main(int argc, char** argv)
                   copy ? (std::to_string(int(100 * c / a + 0.5)) + " %").c_str() : "-", ok ? "" : " WRONG");
       std::fflush(stdout);
     }
+  // The executor's per-call overhead: the same pairwise exchange by hand and through the
+  // library, alternating batch by batch.
+  std::printf("\nThe pairwise alltoall by hand on threads::Endpoint (exchange) and through the library\n"
+              "(alltoall_algorithm::pairwise); bytes: one block.\n\n");
+  std::printf("| bytes | exchange us | pairwise us | pairwise - exchange us | pairwise / exchange |\n");
+  std::printf("|--:|--:|--:|--:|--:|\n");
+  for (std::size_t bytes : set.sizes) {
+    auto check = [](const PairwiseCall& st, std::size_t) { return st.right(); };
+    auto make_hand = [&](threads::Endpoint& ep) { return PairwiseCall(ep, true, bytes); };
+    auto make_lib = [&](threads::Endpoint& ep) { return PairwiseCall(ep, false, bytes); };
+    Cell<decltype(make_hand), decltype(check)> cell_hand{make_hand, check};
+    Cell<decltype(make_lib), decltype(check)> cell_lib{make_lib, check};
+    bool ok = true;
+    const double first = batch(now, 20, cell_hand, check, ok, false);
+    const std::size_t n = std::clamp<std::size_t>(static_cast<std::size_t>(0.02 / std::max(first, 1e-7)), 10, 20000);
+    std::vector<double> t_hand, t_lib;
+    for (std::size_t b = 0; b < set.batches; ++b) {
+      t_hand.push_back(batch(now, n, cell_hand, check, ok, false));
+      t_lib.push_back(batch(now, n, cell_lib, check, ok, false));
+    }
+    const double h = median(t_hand), l = median(t_lib);
+    all_ok = all_ok && ok;
+    std::printf("| %zu | %.3f | %.3f | %.3f | %.2f |%s\n", bytes, h * 1e6, l * 1e6, (l - h) * 1e6, l / h, ok ? "" : " WRONG");
+    std::fflush(stdout);
+  }
+  // The executor alone, with the threads team's model (so the same defaults are picked).
+  std::printf("\nThe library's own work a call (default algorithm, 8 bytes a rank) on an endpoint whose\n"
+              "exchange moves nothing, p = %zu: ns a call, over all ranks.\n\n",
+              set.p);
+  std::printf("| collective | ns |\n|---|--:|\n");
+  {
+    const CostModel model = now.cost_model();
+    const std::size_t n = 20000;
+    std::vector<double> one(1, 1.0), res(1), blocks(set.p, 1.0), got(set.p);
+    auto row = [&](const char* name, double ns) { std::printf("| %s | %.0f |\n", name, ns); };
+    row("broadcast", null_ns(set.p, model, n, [&](auto& c) { broadcast(c, std::span<double>(one), 0); }));
+    row("reduce", null_ns(set.p, model, n, [&](auto& c) {
+          reduce(c, std::span<const double>(one), std::span<double>(res), std::plus<>{}, 0);
+        }));
+    row("allreduce", null_ns(set.p, model, n, [&](auto& c) {
+          allreduce(c, std::span<const double>(one), std::span<double>(res), std::plus<>{});
+        }));
+    row("allgather", null_ns(set.p, model, n, [&](auto& c) {
+          allgather(c, std::span<const double>(one), std::span<double>(got));
+        }));
+    row("alltoall", null_ns(set.p, model, n, [&](auto& c) {
+          alltoall(c, std::span<const double>(blocks), std::span<double>(got));
+        }));
+    row("barrier", null_ns(set.p, model, n, [&](auto& c) { barrier(c); }));
+  }
   return all_ok ? 0 : 1;
 }

@@ -53,8 +53,8 @@ endfunction()
 # collectives_use_test_pch(<target>): <target> reuses the tests' precompiled header
 # (tests/support/precompiled.hpp: Catch2, the standard library, the umbrella header; with
 # collectives::mpi among <target>'s libraries, tests/support/precompiled_mpi.hpp), built once
-# per build tree by the object library collectives_test_pch[_mpi]. Saves the 2-3 s each
-# test TU spends parsing them. COLLECTIVES_TEST_PCH=OFF turns it off.
+# per build tree by the object library collectives_test_pch[_mpi]. Saves 0.3-3 s of each
+# test TU (the time it spent parsing them). COLLECTIVES_TEST_PCH=OFF turns it off.
 # ---------------------------------------------------------------------------
 function(collectives_use_test_pch target)
   if(NOT COLLECTIVES_TEST_PCH)

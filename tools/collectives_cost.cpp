@@ -42,6 +42,8 @@ struct Settings {
   std::string dims;
   double t_s = 2e-6, t_w = 1e-9, t_h = 5e-8, t_r = 1e-10;
   std::string routing = "ct", ports = "one";
+  bool half_duplex = false;
+  std::size_t lanes = 0;
   double m = 1024;
   std::size_t root = 0;
   long q = 1;
@@ -102,10 +104,12 @@ void run(const T& topo, const std::string& label, const CostModel& model, const 
 {
   const Problem problem{s.m, s.root, static_cast<std::ptrdiff_t>(s.q), !s.non_commutative};
   detail::require(s.root < topo.size(), "collectives-cost: --root must be a rank of the topology");
-  std::printf("collectives-cost: %s (p = %zu); t_s = %g, t_w = %g, t_h = %g, t_r = %g; %s, %s-port\n", label.c_str(),
+  std::printf("collectives-cost: %s (p = %zu); t_s = %g, t_w = %g, t_h = %g, t_r = %g; %s, %s-port%s", label.c_str(),
               topo.size(), model.t_s, model.t_w, model.t_h, model.t_r,
               model.routing == Routing::cut_through ? "cut-through" : "store-and-forward",
-              model.ports == Ports::one ? "one" : "all");
+              model.ports == Ports::one ? "one" : "all", model.half_duplex ? ", half-duplex" : "");
+  if (model.lanes != 0) std::printf(", %zu lanes", model.lanes);
+  std::printf("\n");
   std::printf("  (* = selected; xN = predicted time / lower bound; root %zu, shift q = %ld, %s operator)\n", s.root, s.q,
               s.non_commutative ? "non-commutative" : "commutative");
   std::vector<tools::Panel> panels;
@@ -169,6 +173,8 @@ int main(int argc, char** argv)
   app.add_option("--tr", s.t_r, "time per word of local work (s)");
   app.add_option("--routing", s.routing, "ct (cut-through) or sf (store-and-forward)")->check(CLI::IsMember({"ct", "sf"}));
   app.add_option("--ports", s.ports, "one or all")->check(CLI::IsMember({"one", "all"}));
+  app.add_flag("--half-duplex", s.half_duplex, "a rank's sends and receives take turns (shared memory)");
+  app.add_option("--lanes", s.lanes, "ranks that run at once, e.g. cores (0: every rank has its own)");
   app.add_option("--m", s.m, "message size in words (per block for alltoall, allgather, reduce_scatter, scatter, gather)");
   app.add_option("--root", s.root, "root of broadcast, reduce, scatter, gather");
   app.add_option("--q", s.q, "shift distance");
@@ -183,7 +189,7 @@ int main(int argc, char** argv)
 
   try {
     const CostModel model = CostModel{s.t_s, s.t_w, s.t_h, s.t_r, s.routing == "sf" ? Routing::store_and_forward : Routing::cut_through,
-                                      s.ports == "all" ? Ports::all : Ports::one}
+                                      s.ports == "all" ? Ports::all : Ports::one, s.half_duplex, s.lanes}
                               .validated();
     detail::require(s.m >= 0 && s.m <= max_block_words, "collectives-cost: --m must be in [0, 1e15]");
     detail::require(s.m_min > 0 && s.m_min < s.m_max && s.m_max <= max_block_words,

@@ -8,11 +8,13 @@
 
 #include "support.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace collectives;
@@ -142,6 +144,53 @@ TEST_CASE("mpi::Endpoint works on its own duplicate of the communicator", "[mpi]
       mpi::Endpoint e(MPI_COMM_WORLD);
       (void)e;
     }
+  });
+}
+
+TEST_CASE("mpi::Endpoint's cost model describes the machine and is the same on every rank", "[mpi][transport]")
+{
+  const std::size_t p = world_size(), me = world_rank();
+  or_abort([&] {
+    mpi::Endpoint ep;
+    const CostModel m = ep.cost_model();
+    // Every rank must pick the same default algorithms: compare every field with rank 0's.
+    double mine[6] = {m.t_s, m.t_w, m.t_h, m.t_r, static_cast<double>(m.lanes), m.half_duplex ? 1.0 : 0.0};
+    double root[6] = {};
+    std::copy(mine, mine + 6, root);
+    MPI_Bcast(root, 6, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    for (int i = 0; i < 6; ++i) CHECK(mine[i] == root[i]);
+
+    // What this node looks like, worked out here the same way.
+    MPI_Comm node = MPI_COMM_NULL;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    int local = 0;
+    MPI_Comm_size(node, &local);
+    MPI_Comm_free(&node);
+    const auto cores = std::max(1u, std::thread::hardware_concurrency());
+    CAPTURE(p, me, local, cores);
+    CHECK(m.half_duplex == (static_cast<std::size_t>(local) == p)); // ctest runs every rank on this machine
+    if (static_cast<unsigned>(local) > cores) {
+      // Oversubscribed: fewer lanes than ranks, and a dearer start-up.
+      CHECK(m.lanes >= 1);
+      CHECK(m.lanes < p);
+      CHECK(m.lanes == static_cast<std::size_t>(static_cast<double>(p) * cores / local));
+      CHECK(m.t_s > default_cost_model.t_s);
+    } else {
+      CHECK(m.lanes == 0);
+      CHECK(m.t_s == default_cost_model.t_s);
+    }
+    CHECK(m.t_w == default_cost_model.t_w);
+    CHECK_NOTHROW(m.validated());
+    {
+      // A Communicator starts with it.
+      Communicator<mpi::Endpoint, Ring<>> comm(ep, Ring<>{p});
+      CHECK(comm.cost_model().lanes == m.lanes);
+      CHECK(comm.cost_model().half_duplex == m.half_duplex);
+    }
+    // Moving the endpoint keeps it.
+    mpi::Endpoint moved(std::move(ep));
+    CHECK(moved.cost_model().lanes == m.lanes);
+    CHECK(moved.cost_model().t_s == m.t_s);
   });
 }
 

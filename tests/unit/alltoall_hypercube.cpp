@@ -159,7 +159,7 @@ TEST_CASE("alltoall_hypercube: the all-port table holds (a)-(c) at run time", "[
   CHECK(rejects_broken_tables());
 }
 
-TEST_CASE("alltoall_hypercube: both schedules verify for p = 2^d up to 512", "[alltoall][hypercube]")
+TEST_CASE("alltoall_hypercube: both schedules verify for p = 2^d up to 512 (256 under the sanitizers)", "[alltoall][hypercube]")
 {
   // (To 256 under the sanitizers: the verifier is single-threaded arithmetic, and the gcc
   // preset proves p = 512.)

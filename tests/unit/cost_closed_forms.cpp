@@ -179,8 +179,10 @@ TEST_CASE("closed forms: allgather and reduce_scatter", "[cost][closed_form]")
       check("allgather recursive_doubling/ring", AllgatherRecursiveDoublingSchedule(p), ring,
             Collective::allgather, pr, 1,
             [p](const CostModel& c, double m) { return cf::allgather_recursive_doubling_ring(c, p, m); });
-    check("reduce_scatter ring/ring", ReduceScatterRingSchedule(p), ring, Collective::reduce_scatter, pr,
-          1, [p](const CostModel& c, double m) { return cf::reduce_scatter_ring_ring(c, p, m); });
+    for (bool in_place : {false, true})
+      check("reduce_scatter ring/ring", ReduceScatterRingSchedule(p, ResultSlot::first, in_place), ring,
+            Collective::reduce_scatter, pr, 1,
+            [p, in_place](const CostModel& c, double m) { return cf::reduce_scatter_ring_ring(c, p, m, in_place); });
     check("reduce_scatter pairwise/ring", ReduceScatterPairwiseSchedule(p), ring,
           Collective::reduce_scatter, pr, 1,
           [p](const CostModel& c, double m) { return cf::reduce_scatter_pairwise_ring(c, p, m); });

@@ -130,3 +130,44 @@ TEST_CASE("congestion: one-port counts each sending rank once per link", "[cost]
   CHECK(congestion(AllPortSchedule(ring.size()), ring, all_port) == 3);
   CHECK(congestion(AllPortSchedule(ring.size()), ring, one_port) == 2);
 }
+
+TEST_CASE("machine terms: half-duplex ranks copy both directions, lanes time-share the cores", "[cost][congestion]")
+{
+  constexpr double m = 100;
+  // Pairwise alltoall on a fully connected network: every step, every rank sends one
+  // block and receives one, so each rank is busy t_s + t_w m per direction.
+  for (std::size_t p = 2; p <= 9; ++p) {
+    const FullyConnected<> net{p};
+    const PairwiseSchedule s(p);
+    const double steps = static_cast<double>(p - 1);
+    CAPTURE(p);
+    CHECK(estimate(s, net, one_port, m).time == steps * (1 + m));
+    // Half-duplex: the words of both directions add up, the start-ups overlap.
+    CostModel half = one_port;
+    half.half_duplex = true;
+    CHECK(estimate(s, net, half, m).time == steps * (1 + 2 * m));
+    // Lanes: p ranks busy 1 + m each on `lanes` cores take p / lanes times as long; as
+    // many lanes as ranks (or more, or 0) change nothing.
+    for (std::size_t lanes : {std::size_t{1}, std::size_t{2}, std::size_t{3}, p, p + 1, std::size_t{0}}) {
+      CostModel shared = one_port;
+      shared.lanes = lanes;
+      const double factor = lanes != 0 && lanes < p ? static_cast<double>(p) / static_cast<double>(lanes) : 1.0;
+      CHECK(estimate(s, net, shared, m).time == Approx(steps * (1 + m) * factor));
+    }
+  }
+  // A binomial broadcast from 0 on 8 ranks: step k has 2^k senders and as many receivers
+  // (each busy 1 + m), so with 2 lanes its steps take 1, 2 and 4 times (1 + m): the
+  // first step's one message is not shortened by cores nobody uses.
+  const FullyConnected<> net{8};
+  const BroadcastTreeSchedule tree(8, ring_shape(8), 0);
+  CostModel two_lanes = one_port;
+  two_lanes.lanes = 2;
+  CHECK(estimate(tree, net, one_port, m).time == 3 * (1 + m));
+  CHECK(estimate(tree, net, two_lanes, m).time == Approx((1 + 2 + 4) * (1 + m)));
+  // Both terms are off in the default model and in the seeds' models.
+  STATIC_REQUIRE(!default_cost_model.half_duplex);
+  STATIC_REQUIRE(default_cost_model.lanes == 0);
+  // ... and the estimate stays a constant expression with them on.
+  constexpr CostModel both{.t_s = 1, .t_w = 1, .half_duplex = true, .lanes = 2};
+  STATIC_REQUIRE(estimate(PairwiseSchedule(4), FullyConnected<4>{}, both, 1).time == 3 * (1 + 2) * 2);
+}

@@ -79,6 +79,12 @@ void check_every_collective(const T& topo, const N& net, std::index_sequence<I..
       for (bool commutative : {true, false})
         (check_collective<all_collectives[I]>(topo, net, model, Problem{96, root, 3, commutative, false}, compared),
          ...);
+  // In place (schedules differ: a reduce tree's step 0, a ring reduce-scatter's last step),
+  // under fewer models; and the shared-memory terms, which the symmetric path leaves to
+  // the walk.
+  for (const CostModel& model : {models[0], models[2], CostModel{.t_s = 1, .t_w = 1e-3, .half_duplex = true, .lanes = 2}})
+    for (std::size_t root : {std::size_t{0}, topo.size() - 1})
+      (check_collective<all_collectives[I]>(topo, net, model, Problem{96, root, 3, true, true}, compared), ...);
 }
 
 /// Every collective's algorithms built for `topo`, costed on `net`.

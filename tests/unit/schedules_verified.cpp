@@ -188,6 +188,21 @@ TEST_CASE("schedules: reduce, every small p and root", "[verifier][schedules]")
   CHECK(every_p_and_root(1, 8, [](std::size_t p, std::size_t root) {
     return ReduceTreeSchedule(p, ring_shape(p), root, false, 1, Partials::output);
   }));
+  // Folding the contribution in late (reduce out of place).
+  for (bool commutative : {false, true}) {
+    CHECK(every_p_and_root(1, 9, [=](std::size_t p, std::size_t root) {
+      return ReduceTreeSchedule(p, ring_shape(p), root, commutative, 2, Partials::scratch, true);
+    }));
+    CHECK(every_root(8, [=](std::size_t root) {
+      return ReduceTreeSchedule(8, bits_shape(8), root, commutative, 1, Partials::scratch, true);
+    }));
+    CHECK(every_root(6, [=](std::size_t root) {
+      return ReduceTreeSchedule(6, topology_shape(mesh23), root, commutative, 1, Partials::scratch, true);
+    }));
+    CHECK(every_root(8, [=](std::size_t root) {
+      return ReduceTreeSchedule(8, topology_shape(torus222), root, commutative, 1, Partials::scratch, true);
+    }));
+  }
   CHECK(every_root(8, [](std::size_t root) { return ReduceTreeSchedule(8, bits_shape(8), root, false); }));
   CHECK(every_root(8, [](std::size_t root) { return ReduceTreeSchedule(8, bits_shape(8), root, true); }));
   CHECK(every_root(6, [](std::size_t root) { return ReduceTreeSchedule(6, topology_shape(mesh23), root, false); }));
@@ -203,6 +218,97 @@ TEST_CASE("schedules: reduce, every small p and root", "[verifier][schedules]")
   CHECK(every_p_and_root(8, 8, [](std::size_t p, std::size_t root) {
     return reduce_scatter_gather_pairwise(p, root, true);
   }));
+}
+
+namespace {
+/// Per rank of a reduce tree: whether it folds in a child, has a local op, and sends from
+/// its input.
+struct TreeRoles {
+  std::vector<bool> combines, locals, sends_input, sends;
+  explicit TreeRoles(std::size_t p) : combines(p), locals(p), sends_input(p), sends(p) {}
+};
+template <class S>
+TreeRoles tree_roles(const S& s)
+{
+  TreeRoles t(s.size());
+  for (std::size_t r = 0; r < s.size(); ++r)
+    for (std::size_t k = 0; k < s.num_steps(); ++k) {
+      StepOps ops;
+      s.visit(r, k, ops);
+      for (const auto& op : ops.recvs) t.combines[r] = t.combines[r] || op.combine != Combine::copy;
+      for (const auto& op : ops.locals) t.combines[r] = t.combines[r] || op.combine != Combine::copy;
+      t.locals[r] = t.locals[r] || !ops.locals.empty();
+      for (const auto& op : ops.sends) {
+        t.sends[r] = true;
+        t.sends_input[r] = t.sends_input[r] || op.blocks.buffer == Buffer::input;
+      }
+    }
+  return t;
+}
+} // namespace
+
+TEST_CASE("schedules: a reduce tree's leaves send their contribution without copying it", "[verifier][schedules]")
+{
+  // Only a rank that folds in a child copies its contribution into a partial first; a
+  // leaf sends straight from its input. The tree's root copies even alone (p = 1).
+  const auto check = [](const auto& s, std::size_t tree_root) {
+    const TreeRoles t = tree_roles(s);
+    std::size_t leaves = 0;
+    for (std::size_t r = 0; r < s.size(); ++r) {
+      CAPTURE(s.size(), r, tree_root);
+      if (r == tree_root) {
+        CHECK(t.locals[r]);
+        continue;
+      }
+      CHECK(t.locals[r] == t.combines[r]);
+      CHECK(t.sends_input[r] == !t.combines[r]);
+      leaves += t.combines[r] ? 0 : 1;
+    }
+    return leaves;
+  };
+  for (std::size_t p = 1; p <= 33; ++p)
+    for (std::size_t root : {std::size_t{0}, p / 2, p - 1})
+      for (bool late : {false, true}) {
+        const auto tree = ReduceTreeSchedule(p, ring_shape(p), root, true, 1, Partials::scratch, late);
+        check(tree, root);
+        check(ReduceTreeSchedule(p, ring_shape(p), root, false, 1, Partials::scratch, late), 0);
+        CHECK(verify(tree).ok);
+        // Folding late: nobody copies the contribution into a partial; a node with
+        // children takes the nearest one as it is in step 1 and folds its own in on the left.
+        if (!late || p == 1) continue;
+        for (std::size_t r = 0; r < p; ++r) {
+          StepOps step0, step1;
+          tree.visit(r, 0, step0);
+          tree.visit(r, 1, step1);
+          CHECK(step0.locals.empty());
+          CHECK(step1.locals.size() == step1.recvs.size());
+          for (const auto& l : step1.locals) CHECK((l.combine == Combine::left && l.from.buffer == Buffer::input));
+          for (const auto& rv : step1.recvs) CHECK(rv.combine == Combine::copy);
+        }
+      }
+  // A binomial tree on 2^d ranks has 2^(d-1) leaves.
+  for (std::size_t d = 1; d <= 6; ++d) {
+    const std::size_t p = std::size_t{1} << d;
+    CHECK(check(ReduceTreeSchedule(p, bits_shape(p), 3 % p, true), 3 % p) == p / 2);
+    CHECK(check(ReduceTreeSchedule(p, ring_shape(p), 1, true), 1) == p / 2);
+  }
+  for (std::size_t root = 0; root < 6; ++root) {
+    check(ReduceTreeSchedule(6, topology_shape(mesh23), root, true), root);
+    check(ReduceTreeSchedule(6, topology_shape(mesh32), root, true), root);
+  }
+  check(ReduceTreeSchedule(8, topology_shape(torus222), 5, true), 5);
+  check(ReduceTreeSchedule(15, topology_shape(Mesh<3, 5>{}), 7, true), 7);
+  check(ReduceTreeSchedule(24, topology_shape(Torus<2, 3, 4>{}), 13, true), 13);
+  // In place (allreduce's reduce phase) the partial is the contribution: nobody copies,
+  // and every rank sends from the output it reduces in.
+  for (std::size_t p = 1; p <= 9; ++p) {
+    const TreeRoles t = tree_roles(ReduceTreeSchedule(p, ring_shape(p), 0, true, 1, Partials::in_place));
+    for (std::size_t r = 0; r < p; ++r) {
+      CHECK_FALSE(t.locals[r]);
+      CHECK_FALSE(t.sends_input[r]);
+      CHECK(t.sends[r] == (r != 0));
+    }
+  }
 }
 
 TEST_CASE("schedules: all-gather, every small p and root", "[verifier][schedules]")
@@ -226,6 +332,7 @@ TEST_CASE("schedules: reduce-scatter, every small p and root", "[verifier][sched
   CHECK(every_power_of_two(8, [](std::size_t p) { return ReduceScatterHalvingSchedule(p); }));
   CHECK(every_power_of_two(8, [](std::size_t p) { return ReduceScatterHalvingSchedule(p, true); }));
   CHECK(every_p(1, 8, [](std::size_t p) { return ReduceScatterRingSchedule(p); }));
+  CHECK(every_p(1, 8, [](std::size_t p) { return ReduceScatterRingSchedule(p, ResultSlot::first, true); }));
   CHECK(every_p(1, 8, [](std::size_t p) { return ReduceScatterPairwiseSchedule(p); }));
   CHECK(every_p(1, 8, [](std::size_t p) { return ReduceScatterDimensionalSchedule(rings_of(Ring<>{p})); }));
   CHECK(verify(ReduceScatterDimensionalSchedule(rings_of(mesh23))).ok);

@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 using namespace collectives;
@@ -243,6 +244,43 @@ TEST_CASE("threads: several messages to one peer keep their order", "[threads]")
   check_no_errors(notes);
 }
 
+TEST_CASE("threads: a payload left in the ring never passes for the next message", "[threads]")
+{
+  // White box: the receiver polls the first word of the place its next entry starts, for
+  // that entry's position + 1. With eager_bytes 64 and a 512-byte ring, an entry is a
+  // 64-byte header and the payload rounded up to 64, from position 0. Four 64-byte
+  // messages (positions 0, 128, 256, 384) leave payloads at offsets 64, 192, 320 and 448
+  // whose words all read "position + 1" for the ring's next lap there (577, 705, 833,
+  // 961); an empty message at 512 moves the next entry to 576, offset 64. The message that
+  // goes there is sent late, while rank 1 already polls offset 64: the stale payload must
+  // not count as a message (the sender zeroes the next entry's word before it publishes).
+  threads::Team team{2, threads::Options{.eager_bytes = 64, .channel_bytes = 512, .spin = 16}};
+  std::vector<std::uint64_t> got(8, 0);
+  team.run([&](threads::Endpoint& ep) {
+    auto one = [&](std::size_t bytes, std::uint64_t word) {
+      std::vector<std::uint64_t> data(bytes / 8, word);
+      const ConstBytes out{reinterpret_cast<const std::byte*>(data.data()), bytes};
+      const MutableBytes in{reinterpret_cast<std::byte*>(data.data()), bytes};
+      const SendRequest s{1, {&out, 1}};
+      const RecvRequest r{0, {&in, 1}};
+      if (ep.rank() == 0) ep.exchange({&s, 1}, {});
+      else ep.exchange({}, {&r, 1});
+      return data.empty() ? 0 : data.front();
+    };
+    const bool receiver = ep.rank() == 1;
+    for (std::uint64_t k = 0; k < 4; ++k) {
+      const std::uint64_t word = one(64, 512 + 64 + 128 * k + 1);
+      if (receiver) got[k] = word;
+    }
+    one(0, 0);
+    if (!receiver) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const std::uint64_t last = one(8, 42);
+    if (receiver) got[4] = last;
+  });
+  for (std::uint64_t k = 0; k < 4; ++k) CHECK(got[k] == 512 + 64 + 128 * k + 1);
+  CHECK(got[4] == 42);
+}
+
 TEST_CASE("threads: all-port exchange with every other rank at once", "[threads]")
 {
   constexpr std::size_t p = 6;
@@ -455,14 +493,22 @@ TEST_CASE("threads: Communicator rejects a topology of another size", "[threads]
                                                 "topology has 5 nodes"));
   CHECK_THROWS_WITH(team.run([](threads::Endpoint& ep) { Communicator comm(ep, Mesh<2, 3>{}); }),
                     Contains("4 ranks") && Contains("6 nodes"));
+  // A static topology named by its type alone is checked the same way.
+  CHECK_THROWS_WITH(team.run([](threads::Endpoint& ep) { Communicator<threads::Endpoint, Hypercube<3>> comm(ep); }),
+                    Contains("4 ranks") && Contains("8 nodes"));
   // The right size binds, statically or not.
   std::vector<std::size_t> sizes(4);
   team.run([&](threads::Endpoint& ep) {
     Communicator a(ep, Mesh<2, 2>{});
     Communicator b(ep);
-    sizes[ep.rank()] = a.size() + b.size();
+    Communicator<threads::Endpoint, Ring<4>> c(ep);
+    Communicator<threads::Endpoint, Mesh<2, 2>> d(ep);
+    sizes[ep.rank()] = a.size() + b.size() + c.size() + d.size();
   });
-  CHECK(sizes == std::vector<std::size_t>(4, 8));
+  CHECK(sizes == std::vector<std::size_t>(4, 16));
+  // A dynamic topology other than Ring<> needs its shape.
+  STATIC_REQUIRE(!std::is_constructible_v<Communicator<threads::Endpoint, Mesh<>>, threads::Endpoint&>);
+  STATIC_REQUIRE(std::is_constructible_v<Communicator<threads::Endpoint, Torus<2, 2>>, threads::Endpoint&>);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -608,4 +654,62 @@ TEST_CASE("alltoall and alltoallv: the default on static Ring<5>, Mesh<2,3> and 
   check(Ring<5>{});
   check(Mesh<2, 3>{});
   check(Mesh<3, 3>{});
+}
+
+namespace {
+
+/// A one-step schedule of p = 2 for the fused receive (executor.hpp, FusedCombine): rank r
+/// sends input block 0 to its peer and receives it into output block 0, around local ops
+/// that combine into those blocks. mode: 0, 1: then in[1] is combined into out[0] on the
+/// left / right (fused: nothing else touches either buffer); 2: in[1] is first copied to
+/// scratch, which is then combined into out[0] on the right (not fused: an earlier local
+/// op writes the operand); 3: out[0] is first copied to out[1], then in[1] combined into
+/// out[0] on the left (not fused: an earlier local op reads the received blocks).
+struct FuseProbe {
+  int mode = 0;
+  struct Op {};
+  constexpr std::size_t size() const { return 2; }
+  constexpr std::size_t num_steps() const { return 1; }
+  constexpr std::size_t scratch_blocks() const { return 1; }
+  constexpr Op operation() const { return {}; }
+  template <class V>
+  constexpr void visit(std::size_t r, std::size_t, V& v) const
+  {
+    v.send({1 - r, contiguous(Buffer::input, 0, 1)});
+    v.recv({1 - r, contiguous(Buffer::output, 0, 1)});
+    if (mode == 2) v.local({contiguous(Buffer::input, 1, 1), contiguous(Buffer::scratch, 0, 1)});
+    if (mode == 3) v.local({contiguous(Buffer::output, 0, 1), contiguous(Buffer::output, 1, 1)});
+    const Pattern other = mode == 2 ? contiguous(Buffer::scratch, 0, 1) : contiguous(Buffer::input, 1, 1);
+    v.local({other, contiguous(Buffer::output, 0, 1), mode == 1 || mode == 2 ? Combine::right : Combine::left});
+  }
+};
+
+} // namespace
+
+TEST_CASE("executor: a copying receive and the combine into the same blocks fuse only when no one can tell",
+          "[threads][executor][fused]")
+{
+  // Not commutative, so the operand order shows: a op b = 3a + b.
+  const auto op = [](std::uint64_t a, std::uint64_t b) { return 3 * a + b; };
+  const auto in = [](std::size_t r, std::size_t b, std::size_t k) { return std::uint64_t(1000 * r + 100 * b + k); };
+  for (std::size_t m : {1, 700}) // eager, and single copy (5600 bytes)
+    for (int mode : {0, 1, 2, 3}) {
+      INFO("m = " << m << ", mode " << mode);
+      threads::Team team(2);
+      std::vector<std::vector<std::uint64_t>> out(2, std::vector<std::uint64_t>(2 * m, 0));
+      team.run([&](threads::Endpoint& ep) {
+        const std::size_t r = ep.rank();
+        std::vector<std::uint64_t> x(2 * m);
+        for (std::size_t b = 0; b < 2; ++b)
+          for (std::size_t k = 0; k < m; ++k) x[b * m + k] = in(r, b, k);
+        execute(FuseProbe{mode}, ep, x.data(), BlockLayout{m}, out[r].data(), BlockLayout{m}, m, op);
+      });
+      for (std::size_t r = 0; r < 2; ++r)
+        for (std::size_t k = 0; k < m; ++k) {
+          const std::uint64_t got = in(1 - r, 0, k), own = in(r, 1, k);
+          const std::uint64_t want = mode == 0 || mode == 3 ? op(own, got) : op(got, own);
+          CHECK(out[r][k] == want);
+          if (mode == 3) CHECK(out[r][m + k] == got);
+        }
+    }
 }

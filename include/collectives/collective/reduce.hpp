@@ -33,7 +33,9 @@ void run_reduce(Comm& comm, const T* in, T* out, std::size_t n, std::size_t n_ou
         target = reinterpret_cast<T*>(comm.context().result(n * sizeof(T)));
         n_target = n;
       }
-    const T* input = input_for(a, comm, in, n, target, n_target);
+    // Out of place, schedules may read the input after writing the output (the trees fold
+    // the contribution in late): a send range overlapping the receive range is copied.
+    const T* input = InPlace ? input_for(a, comm, in, n, target, n_target) : unaliased_input(comm, in, n, target, n_target);
     execute_call(a, comm, A::schedule(comm.topology(), problem), input, layout, target, layout, layout, op);
   });
 }

@@ -24,7 +24,10 @@ void run_reduce_scatter(Comm& comm, const T* in, T* out, std::size_t m, std::siz
   const Problem problem{.m = comm.words(m * sizeof(T)), .commutative = c, .in_place = InPlace};
   const BlockLayout blocks = BlockLayout::uniform(m);
   run_algorithm<Collective::reduce_scatter, c, InPlace>(comm, alg, problem, [&](auto a) {
-    const T* input = input_for(a, comm, in, comm.size() * m, out, n_out);
+    // Out of place the schedules may write the result before reading all of the input
+    // (ring's last message lands in it), so an overlapping send range is copied.
+    const T* input = InPlace ? input_for(a, comm, in, comm.size() * m, out, n_out)
+                             : unaliased_input(comm, in, comm.size() * m, out, n_out);
     execute_call(a, comm, decltype(a)::schedule(comm.topology(), problem), input, blocks, out, blocks, blocks, op);
   });
 }

@@ -368,12 +368,13 @@ constexpr double reduce_scatter_recursive_halving_hypercube(const CostModel& c, 
 }
 
 /// ReduceScatterRingSchedule (ALL_TO_ALL_RED_RING) on a ring:
-/// (p - 1)(t_s + t_w m + t_h) + t_r m p.
-constexpr double reduce_scatter_ring_ring(const CostModel& c, std::size_t p, double m)
+/// (p - 1)(t_s + t_w m + t_h) + t_r m (p - 1), + t_r m in place (the result copied out of
+/// scratch; p = 1 copies it either way).
+constexpr double reduce_scatter_ring_ring(const CostModel& c, std::size_t p, double m, bool in_place = false)
 {
   detail_cf::check(p, m);
   const double P = detail::cf_d(p);
-  return evaluate(messages(P - 1, m, 1) + local_words(m * P), c);
+  return evaluate(messages(P - 1, m, 1) + local_words(m * (in_place || p == 1 ? P : P - 1)), c);
 }
 
 /// Blocks ReduceScatterPairwiseSchedule combines on its critical path: from step 2 on some
@@ -446,12 +447,13 @@ constexpr double allreduce_rabenseifner_fully_connected(const CostModel& c, std:
 }
 
 /// allreduce_ring_schedule on a ring: the vector in p pieces; ALL_TO_ALL_RED_RING then
-/// ALL_TO_ALL_BC_RING: 2 (p - 1)(t_s + t_w m/p + t_h) + t_r m.
+/// ALL_TO_ALL_BC_RING: 2 (p - 1)(t_s + t_w m/p + t_h) + t_r m (p - 1)/p (the pieces
+/// combined; p = 1: t_r m, the copy).
 constexpr double allreduce_ring_ring(const CostModel& c, std::size_t p, double m)
 {
   detail_cf::check(p, m);
   const double P = detail::cf_d(p);
-  return evaluate(messages(2 * (P - 1), m / P, 1) + local_words(m), c);
+  return evaluate(messages(2 * (P - 1), m / P, 1) + local_words(p == 1 ? m : m * (P - 1) / P), c);
 }
 
 /// allreduce_reduce_broadcast_schedule (binomial reduce to rank 0, then binomial

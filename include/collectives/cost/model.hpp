@@ -2,9 +2,13 @@
 // The cost model of the seeds (Hockney): a message of m words costs t_s + t_w m, plus t_h
 // per hop under cut-through routing; store-and-forward pays the whole message on every
 // hop. t_r prices a word of local rearrangement (zero by default, as in the seeds).
+// Two terms beyond the seeds describe one node's shared memory, where the CPUs copy every
+// message: half_duplex (a rank's sends and receives do not overlap) and lanes (ranks
+// time-share that many cores). Both are off by default, which is the seeds' model.
 
 #include <collectives/detail/require.hpp>
 
+#include <cstddef>
 #include <limits>
 
 namespace collectives {
@@ -30,6 +34,14 @@ struct CostModel {
   double t_r = 0; ///< time per word of local rearrangement
   Routing routing = Routing::cut_through;
   Ports ports = Ports::one;
+  /// A rank's sends and receives of one step share its copying: their word times add up
+  /// instead of overlapping (their start-ups still overlap). Shared memory without a copy
+  /// engine, where the rank's own CPU copies each message it sends or receives.
+  bool half_duplex = false;
+  /// Ranks that can run at once (the cores they share); 0: every rank runs on a core of
+  /// its own. With fewer lanes than ranks, a step takes at least the sum of the ranks'
+  /// busy times divided by `lanes` (oversubscription: work waits for a core).
+  std::size_t lanes = 0;
 
   /// Throws std::invalid_argument for a negative or non-finite parameter (a compile
   /// error in constant evaluation).

@@ -11,7 +11,10 @@
 //    word moved or combined, and so does combining a received message into place (a
 //    receive with Combine::left/right: a pass over the words like a local combine); a
 //    rank's step time is its exchange time plus this local time;
-//  - the step takes as long as its slowest rank, and the steps add up.
+//  - the step takes as long as its slowest rank, and the steps add up;
+//  - beyond the seeds (model.hpp): under half_duplex the word times of a rank's sends
+//    and receives add up (their start-ups still overlap); with lanes < p, a step takes at
+//    least the sum of every rank's step time divided by lanes (ranks time-sharing cores).
 // A rank's messages are summed as integers (messages, hops, words x load), so its time
 // does not depend on the order they come in (step_cost.hpp has the arithmetic).
 // The same code runs in constant evaluation (static_assert on static topologies) and at
@@ -76,8 +79,8 @@ constexpr void check_estimate_args(const S& s, const T& topo, const CostModel& m
   expect(s.size() == topo.size(), "collectives::estimate: the schedule and the topology differ in size");
 }
 
-/// Step k, rank by rank.
-template <schedule S, topology T>
+/// Step k, rank by rank (S: a schedule or a WalkScheduleRef).
+template <class S, topology T>
 constexpr StepTally walk_step(const S& s, std::size_t k, MessageStep<T>& step)
 {
   step.begin();
@@ -136,18 +139,58 @@ constexpr CostReport estimate(const S& s, const T& topo, const CostModel& model,
   return sum.done(m);
 }
 
-/// estimate() visiting every rank of every step, whatever the schedule states about its
-/// symmetry: the reference the symmetric evaluations are tested against (they give the
-/// same CostReport, bit for bit). Requirements and errors as estimate(); O(steps x p)
-/// visits.
-template <schedule S, topology T>
-constexpr CostReport estimate_every_rank(const S& s, const T& topo, const CostModel& model, double m)
+namespace detail {
+
+/// A schedule seen through a function pointer, for the rank-by-rank walk: at run time
+/// every schedule is walked by one body per topology type, so a translation unit that
+/// selects among many algorithms compiles the walk once, not once per candidate.
+/// (Constant evaluation cannot cast from void*: it keeps the typed path.)
+template <class T>
+class WalkScheduleRef {
+public:
+  template <class S>
+  explicit WalkScheduleRef(const S& s) : object_(&s), size_(s.size()), steps_(s.num_steps()), visit_(&thunk<S>)
+  {
+  }
+  std::size_t size() const { return size_; }
+  std::size_t num_steps() const { return steps_; }
+  void visit(std::size_t r, std::size_t step, WalkVisitor<T>& v) const { visit_(object_, r, step, v); }
+
+private:
+  template <class S>
+  static void thunk(const void* s, std::size_t r, std::size_t step, WalkVisitor<T>& v)
+  {
+    static_cast<const S*>(s)->visit(r, step, v);
+  }
+  const void* object_;
+  std::size_t size_, steps_;
+  void (*visit_)(const void*, std::size_t, std::size_t, WalkVisitor<T>&);
+};
+
+/// estimate_every_rank()'s body, for a schedule or a WalkScheduleRef.
+template <class S, topology T>
+constexpr CostReport walk_every_rank(const S& s, const T& topo, const CostModel& model, double m)
 {
-  detail::check_estimate_args(s, topo, model, m);
   detail::MessageStep<T> step(topo, model, m);
   detail::ReportSum sum;
   for (std::size_t k = 0; k < s.num_steps(); ++k) sum.add(detail::walk_step(s, k, step));
   return sum.done(m);
+}
+
+} // namespace detail
+
+/// estimate() visiting every rank of every step, whatever the schedule states about its
+/// symmetry: the reference the symmetric evaluations are tested against (they give the
+/// same CostReport, bit for bit), and what a collective called without an algorithm
+/// selects with. Requirements and errors as estimate(); O(steps x p) visits.
+template <schedule S, topology T>
+constexpr CostReport estimate_every_rank(const S& s, const T& topo, const CostModel& model, double m)
+{
+  detail::check_estimate_args(s, topo, model, m);
+  // The builtin, not std::is_constant_evaluated(): folded by the front end even at -O0,
+  // so an unoptimised build does not emit both paths.
+  if (__builtin_is_constant_evaluated()) return detail::walk_every_rank(s, topo, model, m);
+  return detail::walk_every_rank(detail::WalkScheduleRef<T>(s), topo, model, m);
 }
 
 /// estimate(), or std::nullopt when the time is known to be at least `limit` without

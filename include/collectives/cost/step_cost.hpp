@@ -13,7 +13,10 @@
 //    exactly the numbers of the rank-by-rank walk);
 //  - all-port, a rank's sends take as long as the slowest, and so do its receives;
 //  - a rank's step time is the larger of its send and receive times, plus t_r m per block
-//    of local work; the step's time is the largest over its ranks.
+//    of local work; the step's time is the largest over its ranks;
+//  - beyond the seeds (model.hpp): under half_duplex a rank's busy time is the larger of
+//    its send and receive start-ups (t_s and t_h terms) plus the word times of both; with
+//    lanes < p, the step takes at least the sum of its ranks' times divided by lanes.
 
 #include <collectives/cost/model.hpp>
 #include <collectives/cost/routes.hpp>
@@ -46,6 +49,7 @@ struct PortBusy {
   std::size_t hops = 0;
   std::size_t units = 0;
   double most = 0;
+  double most_words = 0; // all-port: the slowest message's word time (half_duplex)
 
   constexpr void add(const CostModel& model, double m, std::size_t units_of_msg, std::size_t hops_of_msg)
   {
@@ -56,6 +60,7 @@ struct PortBusy {
       units += units_of_msg;
     } else {
       most = std::max(most, sum_time(model, m, 1, hops_of_msg, units_of_msg));
+      if (model.half_duplex) most_words = std::max(most_words, model.t_w * (m * static_cast<double>(units_of_msg)));
     }
   }
   constexpr double time(const CostModel& model, double m) const
@@ -63,7 +68,23 @@ struct PortBusy {
     if (model.ports == Ports::one) return n == 0 ? 0.0 : sum_time(model, m, n, hops, units);
     return most;
   }
+  /// The part of time() that is word time (the rest overlaps under half_duplex).
+  constexpr double word_time(const CostModel& model, double m) const
+  {
+    if (model.ports == Ports::one) return model.t_w * (m * static_cast<double>(units));
+    return most_words;
+  }
 };
+
+/// A rank's busy time from its sends and receives: the slower of the two, or under
+/// half_duplex the slower start-ups plus both word times.
+constexpr double port_busy_time(const CostModel& model, double m, const PortBusy& send, const PortBusy& recv)
+{
+  const double ts = send.time(model, m), tr = recv.time(model, m);
+  if (!model.half_duplex) return std::max(ts, tr);
+  const double ws = send.word_time(model, m), wr = recv.word_time(model, m);
+  return std::max(ts - ws, tr - wr) + ws + wr;
+}
 
 /// A rank's step time: its busy time plus t_r m per block of local work (none added when
 /// there is none, so a rank without local work costs exactly its busy time).
@@ -158,13 +179,16 @@ public:
       tally.blocks += msg.blocks;
     }
     tally.messages = messages_.size();
+    double work = 0;
     for (const std::size_t r : touched_) {
-      const double busy = std::max(send_[r].time(model_, m_), recv_[r].time(model_, m_));
-      tally.time = std::max(tally.time, rank_step_time(model_, m_, busy, local_[r]));
+      const double t = rank_step_time(model_, m_, port_busy_time(model_, m_, send_[r], recv_[r]), local_[r]);
+      tally.time = std::max(tally.time, t);
+      work += t;
       send_[r] = PortBusy{};
       recv_[r] = PortBusy{};
       local_[r] = 0;
     }
+    if (model_.lanes != 0 && model_.lanes < p_) tally.time = std::max(tally.time, work / static_cast<double>(model_.lanes));
     return tally;
   }
 

@@ -59,6 +59,12 @@ public:
 
   /// A ring of the endpoint's size.
   explicit Communicator(E& ep) requires std::same_as<T, Ring<>> : Communicator(ep, Ring<>{ep.size()}) {}
+  /// A static topology (Ring<8>, Mesh<2, 4>, ...): its size must be the endpoint's.
+  explicit Communicator(E& ep)
+    requires(!std::same_as<T, Ring<>> && static_size_v<T> != dynamic_extent && std::default_initializable<T>)
+    : Communicator(ep, T{})
+  {
+  }
 
   std::size_t rank() const { return ep_->rank(); }
   std::size_t size() const { return topo_.size(); }

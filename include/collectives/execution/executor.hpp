@@ -56,11 +56,13 @@ ScheduleRef schedule_ref(const S& s)
   return {&s, s.num_steps(), s.scratch_blocks(), &visit_thunk<S>};
 }
 
-/// The typed part of a call: how to combine n elements at dst with n at src.
+/// The typed part of a call: how to combine n elements at dst with n at src (fn), and n
+/// at a with n at b into out (fn3: out = a op b; out overlaps neither).
 struct Reducer {
   void (*fn)(const void* op, std::byte* dst, const std::byte* src, std::size_t n, Combine how) = nullptr;
   const void* op = nullptr;
   std::size_t elem = 1;
+  void (*fn3)(const void* op, std::byte* out, const std::byte* a, const std::byte* b, std::size_t n) = nullptr;
 };
 
 /// dst[i] = src[i] op dst[i] (left) or dst[i] op src[i] (right). With an element-wise
@@ -98,10 +100,31 @@ void combine_kernel(const void* op_ptr, std::byte* dst_bytes, const std::byte* s
   }
 }
 
+/// out[i] = a[i] op b[i], in one pass (an array operator: out = b, then a op out). out
+/// overlaps neither a nor b.
+template <class T, class Op>
+void combine3_kernel(const void* op_ptr, std::byte* out_bytes, const std::byte* a_bytes, const std::byte* b_bytes,
+                     std::size_t n)
+{
+  const Op& op = *static_cast<const Op*>(op_ptr);
+  T* __restrict out = reinterpret_cast<T*>(out_bytes);
+  const T* __restrict a = reinterpret_cast<const T*>(a_bytes);
+  const T* __restrict b = reinterpret_cast<const T*>(b_bytes);
+  if constexpr (array_operator<Op, T>) {
+    if (n == 0) return;
+    std::memcpy(static_cast<void*>(out), b, n * sizeof(T));
+    op.apply(a, out, n);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) out[i] = op(a[i], b[i]);
+  }
+}
+
 template <class T, class Op>
 Reducer make_reducer(const Op& op)
 {
-  return {&combine_kernel<T, Op>, &op, sizeof(T)};
+  // A call that never combines has nothing to fuse: no fn3, so its steps skip the search.
+  if constexpr (std::is_same_v<Op, NoCombine>) return {&combine_kernel<T, Op>, &op, sizeof(T), nullptr};
+  else return {&combine_kernel<T, Op>, &op, sizeof(T), &combine3_kernel<T, Op>};
 }
 
 /// One buffer of a call: its first byte and its block layout (in elements).
@@ -143,6 +166,18 @@ private:
   std::size_t capacity_ = 0;
 };
 
+/// A copying receive fused with the step's local op that combines another buffer into the
+/// received blocks: the transport, combining on receipt, writes `other op incoming`
+/// (Combine::left) or `incoming op other` (right) straight into the destination, one pass
+/// over each byte instead of a copy and then a combine. The destination and `other` are
+/// each one piece of the same size.
+struct FusedCombine {
+  const Reducer* red = nullptr;
+  Combine how = Combine::copy;
+  const std::byte* dst_base = nullptr;
+  const std::byte* other_base = nullptr;
+};
+
 } // namespace detail
 
 /// Per-communicator reusable state of the executor: request lists and memory for scratch,
@@ -175,6 +210,9 @@ private:
   std::vector<std::size_t> send_first_, recv_first_, staged_at_;
   std::vector<SendRequest> sends_;
   std::vector<RecvRequest> recvs_;
+  std::vector<unsigned char> fused_;            // per local op of the step: done on receipt
+  std::vector<detail::FusedCombine> fusions_;   // per receive: its fused local op, if any
+  std::vector<ReceiveCombine> fused_combines_;  // per receive
   detail::AlignedRegion scratch_, staging_, local_, result_, contribution_;
 };
 
@@ -250,6 +288,57 @@ inline void combine_on_receive(const void* ctx, std::byte* dst, const std::byte*
   c.red->fn(c.red->op, dst, src, bytes / c.red->elem, c.how);
 }
 
+/// ReceiveCombine::fn of a FusedCombine: dst's old bytes are not read.
+inline void fused_on_receive(const void* ctx, std::byte* dst, const std::byte* src, std::size_t bytes)
+{
+  const auto& f = *static_cast<const FusedCombine*>(ctx);
+  const std::byte* other = f.other_base + (dst - f.dst_base);
+  if (f.how == Combine::left) f.red->fn3(f.red->op, dst, other, src, bytes / f.red->elem);
+  else f.red->fn3(f.red->op, dst, src, other, bytes / f.red->elem);
+}
+
+/// Whether local op `loc` of a step can run on receipt of copying receive `rcv`: it
+/// combines, into exactly the received blocks, blocks of another buffer that no receive of
+/// the step writes, and no earlier local op of the step touches either buffer; both sides
+/// are one piece of the same size (checked by the caller).
+/// (Buffers are the same memory or apart: an in-place call's input is its output.)
+inline bool fusable(const StepOps& ops, std::size_t li, const RecvOp& rcv, const std::array<ByteBuffer, 3>& bufs)
+{
+  auto at = [&](Buffer b) { return bufs[static_cast<int>(b)].data; };
+  const LocalOp& loc = ops.locals[li];
+  if (loc.combine == Combine::copy || rcv.combine != Combine::copy) return false;
+  if (at(loc.from.buffer) == at(loc.to.buffer)) return false;
+  if (loc.to.buffer != rcv.blocks.buffer || loc.to.count != rcv.blocks.count || loc.from.count != loc.to.count)
+    return false;
+  for (std::size_t i = 0; i < loc.to.count; ++i)
+    if (loc.to[i] != rcv.blocks[i]) return false;
+  for (const auto& r : ops.recvs)
+    if (at(r.blocks.buffer) == at(loc.from.buffer)) return false;
+  for (std::size_t j = 0; j < li; ++j) {
+    const LocalOp& e = ops.locals[j];
+    for (Buffer b : {e.from.buffer, e.to.buffer})
+      if (at(b) == at(loc.from.buffer) || at(b) == at(loc.to.buffer)) return false;
+  }
+  return true;
+}
+
+/// The one piece the blocks of `pat` make in `buf` (merging adjacent blocks), or a null
+/// piece when they make none or several.
+inline ConstBytes single_piece(const ByteBuffer& buf, std::size_t elem, const Pattern& pat)
+{
+  const std::byte* start = nullptr;
+  std::size_t size = 0;
+  for (std::size_t i = 0; i < pat.count; ++i) {
+    const std::size_t n = buf.layout.length(pat[i]) * elem;
+    if (n == 0) continue;
+    const std::byte* at = buf.data + buf.layout.offset(pat[i]) * elem;
+    if (start == nullptr) start = at;
+    else if (start + size != at) return {};
+    size += n;
+  }
+  return {start, size};
+}
+
 } // namespace detail
 
 /// Runs the schedule `s` as rank ep.rank() over `bufs` (input, output, scratch; the input
@@ -295,8 +384,32 @@ void run_schedule(const detail::ScheduleRef& s, E& ep, std::array<detail::ByteBu
           if (r.combine != Combine::copy) staged_bytes += detail::pattern_elements(view(r.blocks.buffer), r.blocks) * elem;
       std::byte* const staging = staged_bytes != 0 ? x.staging_.get(staged_bytes) : nullptr;
       std::size_t staged = 0;
+      // A transport that combines on receipt also runs a combining local op that follows a
+      // copying receive into the same blocks, in the same pass (FusedCombine).
+      x.fused_.assign(x.ops_.locals.size(), 0);
+      if (transport_combines) {
+        x.fusions_.resize(x.ops_.recvs.size());
+        x.fused_combines_.resize(x.ops_.recvs.size());
+      }
+      std::size_t ri = 0;
       for (const auto& rcv : x.ops_.recvs) {
+        const std::size_t i = ri++;
         x.recv_first_.push_back(x.recv_pieces_.size());
+        if constexpr (transport_combines) {
+          x.fusions_[i] = {};
+          if (rcv.combine == Combine::copy && red != nullptr && red->fn3 != nullptr)
+            for (std::size_t li = 0; li < x.ops_.locals.size(); ++li) {
+              if (x.fused_[li] != 0 || !detail::fusable(x.ops_, li, rcv, bufs)) continue;
+              const LocalOp& loc = x.ops_.locals[li];
+              const ConstBytes dst = detail::single_piece(view(rcv.blocks.buffer), elem, rcv.blocks);
+              const ConstBytes other = detail::single_piece(view(loc.from.buffer), elem, loc.from);
+              if (dst.data == nullptr || other.data == nullptr || dst.size != other.size) break;
+              x.fused_[li] = 1;
+              x.fusions_[i] = detail::FusedCombine{red, loc.combine, dst.data, other.data};
+              x.fused_combines_[i] = ReceiveCombine{&detail::fused_on_receive, &x.fusions_[i]};
+              break;
+            }
+        }
         if (rcv.combine == Combine::copy || transport_combines) {
           detail::append_pieces(view(rcv.blocks.buffer), elem, rcv.blocks, x.recv_pieces_);
         } else {
@@ -317,6 +430,7 @@ void run_schedule(const detail::ScheduleRef& s, E& ep, std::array<detail::ByteBu
         const auto& rcv = x.ops_.recvs[i];
         const ReceiveCombine* how = nullptr;
         if (transport_combines && rcv.combine != Combine::copy) how = rcv.combine == Combine::left ? &on_left : &on_right;
+        if (transport_combines && x.fusions_[i].red != nullptr) how = &x.fused_combines_[i];
         x.recvs_.push_back(RecvRequest{rcv.peer,
                                        std::span<const MutableBytes>(x.recv_pieces_.data() + x.recv_first_[i],
                                                                      x.recv_first_[i + 1] - x.recv_first_[i]),
@@ -335,9 +449,12 @@ void run_schedule(const detail::ScheduleRef& s, E& ep, std::array<detail::ByteBu
       }
     } else {
       detail::mark_phase(ep, Phase::post, false, info);
+      x.fused_.assign(x.ops_.locals.size(), 0);
     }
 
-    for (const auto& loc : x.ops_.locals) {
+    for (std::size_t li = 0; li < x.ops_.locals.size(); ++li) {
+      if (x.fused_[li] != 0) continue; // done on receipt
+      const LocalOp& loc = x.ops_.locals[li];
       const ByteBuffer& from = view(loc.from.buffer);
       const ByteBuffer& to = view(loc.to.buffer);
       const Phase ph = loc.combine == Combine::copy ? Phase::copy : Phase::combine;
@@ -349,6 +466,16 @@ void run_schedule(const detail::ScheduleRef& s, E& ep, std::array<detail::ByteBu
           if (n != 0)
             std::memmove(to.data + to.layout.offset(loc.to[i]) * elem, from.data + from.layout.offset(loc.from[i]) * elem,
                          n);
+        }
+      } else if (loc.combine != Combine::copy && red != nullptr && loc.from.buffer != loc.to.buffer && from.data != to.data &&
+                 loc.from.count == loc.to.count) {
+        // Combining across buffers that do not share memory (buffers are the same memory
+        // or apart): block i into block i, in place, no staging.
+        for (std::size_t i = 0; i < loc.from.count; ++i) {
+          const std::size_t n = from.layout.length(loc.from[i]);
+          if (n != 0)
+            red->fn(red->op, to.data + to.layout.offset(loc.to[i]) * elem, from.data + from.layout.offset(loc.from[i]) * elem,
+                    n, loc.combine);
         }
       } else {
         // Read everything first, then write: a local op is a parallel assignment.

@@ -34,16 +34,18 @@ struct BlockLayout {
   {
     if (counts != nullptr) return displs[b];
     if (k == 1) return b * n;
-    const std::size_t j = b % k, q = n / k, r = n % k;
-    return (b / k) * n + j * q + (j < r ? j : r);
+    const std::size_t copy = b < k ? 0 : b / k; // one copy (the common case): no division
+    const std::size_t j = b - copy * k, q = n / k, r = n - q * k;
+    return copy * n + j * q + (j < r ? j : r);
   }
   /// Elements of block b.
   constexpr std::size_t length(std::size_t b) const
   {
     if (counts != nullptr) return counts[b];
     if (k == 1) return n;
-    const std::size_t j = b % k;
-    return n / k + (j < n % k ? 1 : 0);
+    const std::size_t j = b < k ? b : b % k;
+    const std::size_t q = n / k;
+    return q + (j < n - q * k ? 1 : 0);
   }
   /// Elements needed to hold blocks 0..nblocks-1.
   constexpr std::size_t extent(std::size_t nblocks) const

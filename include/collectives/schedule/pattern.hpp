@@ -37,7 +37,9 @@ struct Pattern {
   /// Buffer block index of message block i.
   constexpr std::size_t operator[](std::size_t i) const
   {
-    const std::size_t off = (i / run) * stride + i % run;
+    // No division within the first run (every block of a contiguous pattern): this runs
+    // for every block of every message.
+    const std::size_t off = i < run ? i : (i / run) * stride + i % run;
     std::size_t b;
     if (modulus == 0) b = descending ? first - off : first + off;
     else if (descending) b = (first % modulus + modulus - off % modulus) % modulus;

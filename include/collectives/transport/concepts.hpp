@@ -38,7 +38,11 @@ struct MutableBytes {
 
 /// How a receive combines instead of copying: fn(ctx, dst, src, bytes) sets the `bytes`
 /// bytes at dst to their combination with the incoming bytes at src (a whole number of
-/// elements; the pieces of both sides are cut at element boundaries).
+/// elements; the pieces of both sides are cut at element boundaries). The combination
+/// may also read memory of the receiving rank that the transport does not know of (the
+/// executor's fused receive: another buffer's matching bytes), never written during the
+/// exchange. A transport combines each byte of the message exactly once, before the
+/// exchange returns.
 struct ReceiveCombine {
   void (*fn)(const void* ctx, std::byte* dst, const std::byte* src, std::size_t bytes) = nullptr;
   const void* ctx = nullptr;

@@ -48,6 +48,7 @@
 // whole job: catch it, report it and call MPI_Abort, which ends every rank and makes
 // mpirun exit non-zero. abort_on_exception() below does exactly that.
 
+#include <collectives/cost/model.hpp>
 #include <collectives/transport/concepts.hpp>
 #include <collectives/transport/errors.hpp>
 
@@ -73,6 +74,7 @@
 #include <cstring>
 #include <exception>
 #include <span>
+#include <thread>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -121,6 +123,35 @@ inline bool is_truncation(int code)
 {
   int cls = MPI_SUCCESS;
   return MPI_Error_class(code, &cls) == MPI_SUCCESS && cls == MPI_ERR_TRUNCATE;
+}
+
+/// The cost model of the machine under `comm` (collective: every rank calls it). Each
+/// rank counts the ranks on its node (MPI_Comm_split_type) and the cores it may run on;
+/// one MPI_Allreduce makes the worst node's figures everybody's, so every rank returns
+/// the same model. PMPI_ entry points: the PMPI shim builds endpoints inside intercepted
+/// collectives.
+inline CostModel machine_model(MPI_Comm comm, std::size_t rank, std::size_t size)
+{
+  MPI_Comm node = MPI_COMM_NULL;
+  check(PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type", rank);
+  int local = 1;
+  const int rc = PMPI_Comm_size(node, &local);
+  PMPI_Comm_free(&node);
+  check(rc, "MPI_Comm_size", rank);
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  // {ranks per core on this node, whether some rank is not on this node}: the max of each.
+  double mine[2] = {static_cast<double>(local) / cores, static_cast<std::size_t>(local) == size ? 0.0 : 1.0};
+  double worst[2] = {0, 0};
+  check(PMPI_Allreduce(mine, worst, 2, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce", rank);
+  const double per_core = worst[0];
+  CostModel m = default_cost_model;
+  if (per_core > 1) {
+    // Each core runs per_core ranks: p / per_core of them at once.
+    m.lanes = std::max<std::size_t>(1, static_cast<std::size_t>(static_cast<double>(size) / per_core));
+    m.t_s *= per_core;
+  }
+  m.half_duplex = worst[1] == 0; // one node: shared memory
+  return m;
 }
 
 } // namespace detail
@@ -185,6 +216,12 @@ public:
     if (rc != MPI_SUCCESS) {
       MPI_Comm_free(&comm_);
       detail::check(rc, "MPI_Comm_set_errhandler", rank_);
+    }
+    try {
+      model_ = detail::machine_model(comm_, rank_, size_);
+    } catch (...) {
+      MPI_Comm_free(&comm_);
+      throw;
     }
     // Tag layout from MPI_TAG_UB (at least 32767 by the standard, 2^31 - 1 in Open MPI).
     int* ub = nullptr;
@@ -277,6 +314,15 @@ public:
     if (comm_ != MPI_COMM_NULL) check_leftovers(nullptr);
   }
 
+  /// The cost model a Communicator chooses default algorithms with, decided when the
+  /// endpoint was built and the same on every rank (one MPI_Allreduce agreed on it). All
+  /// ranks on one node: shared memory, where each rank's CPU copies what it sends and
+  /// receives (half_duplex); with more ranks on a node than it has cores, the ranks
+  /// time-share them (lanes) and every step waits for partners to be scheduled (t_s grows
+  /// with the ranks per core). Ranks on several nodes: default_cost_model (a network that
+  /// moves messages by itself), with lanes when a node is oversubscribed.
+  CostModel cost_model() const noexcept { return model_; }
+
   /// The watchdog's timeout in seconds (0: none), from the options or the environment.
   double timeout_seconds() const noexcept { return timeout_; }
 
@@ -298,23 +344,26 @@ private:
     if (info != nullptr && info->call != 0) remember(*info);
     if (sends.empty() && recvs.empty()) return;
 
-    // The common one-port step, one contiguous piece each way: skip the planning below (it
-    // is most of the transport's cost on tiny messages).
-    if (sends.size() == 1 && recvs.size() == 1 && sends[0].pieces.size() == 1 && recvs[0].pieces.size() == 1 &&
-        sends[0].pieces[0].size <= options_.max_message_bytes && recvs[0].pieces[0].size <= options_.max_message_bytes) {
-      Chunk out, in;
-      out.peer = sends[0].peer;
-      out.buf = const_cast<std::byte*>(sends[0].pieces[0].data);
-      out.bytes = out.msg_bytes = sends[0].pieces[0].size;
-      out.count = static_cast<int>(out.bytes);
-      in.peer = recvs[0].peer;
-      in.buf = recvs[0].pieces[0].data;
-      in.bytes = in.msg_bytes = recvs[0].pieces[0].size;
-      in.count = static_cast<int>(in.bytes);
+    // The common one-port step, at most one message each way in one contiguous piece (a
+    // tree's send or receive, an exchange): skip the planning below (it is most of the
+    // transport's cost on tiny messages).
+    const auto one_piece = [&](const auto& req) {
+      return req.pieces.size() == 1 && req.pieces[0].size <= options_.max_message_bytes;
+    };
+    if (sends.size() <= 1 && recvs.size() <= 1 && (sends.empty() || one_piece(sends[0])) &&
+        (recvs.empty() || one_piece(recvs[0]))) {
       chunks_.clear();
-      chunks_.push_back(in);
-      chunks_.push_back(out);
-      post_and_wait(1);
+      const auto direct = [&](std::size_t peer, const auto& piece) {
+        Chunk c;
+        c.peer = peer;
+        c.buf = const_cast<std::byte*>(piece.data);
+        c.bytes = c.msg_bytes = piece.size;
+        c.count = static_cast<int>(c.bytes);
+        chunks_.push_back(c);
+      };
+      if (!recvs.empty()) direct(recvs[0].peer, recvs[0].pieces[0]);
+      if (!sends.empty()) direct(sends[0].peer, sends[0].pieces[0]);
+      post_and_wait(recvs.size());
       return;
     }
 
@@ -416,6 +465,7 @@ private:
     step_bits_ = other.step_bits_;
     call_window_ = other.call_window_;
     timeout_ = other.timeout_;
+    model_ = other.model_;
     calls_ = other.calls_;
     history_ = other.history_;
   }
@@ -758,6 +808,7 @@ private:
   int step_bits_ = 10;
   std::uint64_t call_window_ = (std::uint64_t{1} << 21) - 1;
   double timeout_ = 0;
+  CostModel model_ = default_cost_model;
   std::uint64_t calls_ = 0;
   std::array<CallRecord, 64> history_{}; // the names of the latest calls, for messages
   const StepInfo* info_ = nullptr;       // the running step's (during exchange())

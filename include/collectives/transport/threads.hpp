@@ -4,7 +4,10 @@
 // Channels. Each ordered pair of ranks (a, b) has a channel: a ring of bytes that a writes
 // and b reads (single producer, single consumer), allocated on its first message and kept
 // for the team's life. Every message is an entry in the ring: a 64-byte header (size, call,
-// step, collective and algorithm names) and, for small messages, the payload.
+// step, collective and algorithm names) and, for small messages, the payload. The header's
+// first word publishes the entry: the receiver polls it where its next entry will start,
+// so a message costs the receiver one cache line more than its payload (no shared head
+// index to read first).
 //  - Eager (at most Options::eager_bytes): the sender copies the message into its entry
 //    and goes on without waiting for the receiver, as Open MPI's shared-memory path does;
 //    the receiver copies (or combines) it out. Two copies, no wait: below the threshold
@@ -52,6 +55,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -109,10 +113,11 @@ struct Options {
   /// a sender whose partner waits for a CPU the whole wait; 64 KiB was 2-4x slower at
   /// 16-64 KiB.
   std::size_t eager_bytes = 0;
-  /// Bytes of each channel's ring (rounded up to 64; at least 2 (eager_bytes + 64), so an
-  /// eager message always fits an empty ring). 0: default, 4 (eager_bytes + 64), i.e.
-  /// 16.25 KiB per channel by default, allocated on a channel's first message (a team of p
-  /// ranks holds at most p (p - 1) of them: 1 MiB at p = 8, 16 MiB at p = 32).
+  /// Bytes of each channel's ring (rounded up to a power of two, so that a position's
+  /// place in the ring is a mask, not a division; at least 2 (eager_bytes + 64) + 64, so
+  /// an eager message always fits an empty ring). 0: default, that least size rounded up,
+  /// i.e. 16 KiB per channel by default, allocated on a channel's first message (a team of
+  /// p ranks holds at most p (p - 1) of them: 1 MiB at p = 8, 16 MiB at p = 32).
   std::size_t channel_bytes = 0;
   /// Polls of a waiting rank before it yields its CPU (a pause between polls). 0: default
   /// (1024 when the team has at most as many ranks as cores, else 32).
@@ -161,8 +166,10 @@ public:
   {
     if (p == 0) throw std::invalid_argument("collectives::threads::Team: the team needs at least one rank");
     eager_ = options.eager_bytes != 0 ? options.eager_bytes : 4096;
-    const std::size_t least = 2 * (round64(eager_) + header_bytes);
-    ring_bytes_ = std::max(round64(options.channel_bytes != 0 ? options.channel_bytes : 2 * least), least);
+    // An eager message, a wrap before it and the next entry's word fit an empty ring.
+    const std::size_t least = 2 * (round64(eager_) + header_bytes) + 64;
+    ring_bytes_ = std::bit_ceil(std::max(options.channel_bytes, least));
+    ring_mask_ = ring_bytes_ - 1;
     // With more ranks than cores, a spinning rank holds the core the rank it waits for
     // needs: poll only briefly before blocking.
     const unsigned cores = std::thread::hardware_concurrency();
@@ -183,21 +190,25 @@ public:
   ~Team()
   {
     for (std::size_t i = 0; i < p_ * p_; ++i)
-      if (channels_[i].ring != nullptr) ::operator delete(channels_[i].ring, std::align_val_t{64});
+      if (std::byte* ring = channels_[i].ring.load(); ring != nullptr) ::operator delete(ring, std::align_val_t{64});
   }
 
   std::size_t size() const noexcept { return p_; }
   /// The cost model of this team's exchanges, for choosing algorithms: one node's shared
   /// memory (a message's start-up is a cache-line handshake, a word moves at memory
-  /// speed), and, with more ranks than cores, a start-up that grows with the ranks per
-  /// core: every step then waits for its partners to be scheduled, so algorithms with
-  /// fewer steps win (measured with benchmarks/bench_collectives and calibration).
+  /// speed; a rank's receive and its peer's receive of what it sends share one memory
+  /// system, so a step's words in both directions add up: half_duplex), and, with more
+  /// ranks than cores, ranks time-sharing the cores (lanes) and a start-up that grows
+  /// with the ranks per core: every step then waits for its partners to be scheduled, so
+  /// algorithms with fewer steps win (measured with benchmarks/bench_collectives and
+  /// mpi_collectives).
   /// Depends only on p and the machine, so every rank computes the same.
   CostModel cost_model() const noexcept
   {
     const double per_core = static_cast<double>(p_) / static_cast<double>(cores_);
     const double t_s = oversubscribed_ ? 1.5e-6 * per_core : 0.5e-6;
-    return CostModel{.t_s = t_s, .t_w = 0.5e-9, .t_h = 0, .t_r = 0.25e-9};
+    return CostModel{.t_s = t_s, .t_w = 0.5e-9, .t_h = 0, .t_r = 0.25e-9, .half_duplex = true,
+                     .lanes = oversubscribed_ ? std::size_t{cores_} : 0};
   }
   /// Messages of at most this many bytes go eager.
   std::size_t eager_bytes() const noexcept { return eager_; }
@@ -248,29 +259,34 @@ private:
   static constexpr std::size_t header_bytes = 64;
   static constexpr std::size_t round64(std::size_t n) { return (n + 63) / 64 * 64; }
 
-  enum class Kind : std::uint32_t { eager, offer, wrap };
-
-  /// The head of every ring entry.
-  struct alignas(64) Header {
-    std::uint64_t bytes = 0; // the message's size
+  /// The head of every ring entry, after its publication word (see publish()). Whether
+  /// the entry is eager, an offer or a wrap follows from `bytes`, so the header and the
+  /// word fill one cache line.
+  struct Header {
+    std::uint64_t bytes = 0; // the message's size; a wrap: wrap_bit | the bytes skipped
     std::uint64_t call = 0;  // the sender's call number (0: no StepInfo)
     std::uint32_t step = 0;
     std::uint32_t steps = 0;
-    Kind kind = Kind::eager;
-    std::uint32_t entry = 0; // bytes of the entry in the ring (header + padded payload)
     std::string_view collective{};
     std::string_view algorithm{};
   };
-  static_assert(sizeof(Header) == header_bytes);
+  static constexpr std::size_t seq_bytes = sizeof(std::uint64_t);
+  static_assert(seq_bytes + sizeof(Header) == header_bytes);
+  static constexpr std::uint64_t wrap_bit = std::uint64_t{1} << 63;
 
   /// States of a channel's rendezvous record.
   enum : std::uint32_t { idle, offered, claimed, copied, withdrawn };
 
+  // Positions in a channel (head, tail, an entry's) count bytes over the team's life and
+  // are never reset, so a position names one entry: the receiver polls the publication
+  // word where its next entry will start, and no stale word can match (see publish()).
   struct Channel {
-    // Written by the sender.
-    alignas(64) std::atomic<std::uint64_t> head{0}; // bytes ever published
-    std::uint64_t tail_seen = 0;                   // the sender's last look at tail
-    std::byte* ring = nullptr;                     // allocated by the sender, kept
+    // The sender's own.
+    alignas(64) std::uint64_t head = 0; // bytes ever published
+    std::uint64_t tail_seen = 0;        // the sender's last look at tail
+    // Allocated (zeroed) by the sender's first message, then read-only: its own line, so
+    // the receiver's every poll of it hits its cache.
+    alignas(64) std::atomic<std::byte*> ring{nullptr};
     // Written by the receiver.
     alignas(64) std::atomic<std::uint64_t> tail{0}; // bytes ever consumed
     // The single-copy offer (one at a time per channel).
@@ -308,21 +324,51 @@ private:
   static constexpr std::size_t npos = ~std::size_t{0};
 
   Channel& channel(std::size_t from, std::size_t to) { return channels_[from * p_ + to]; }
-  std::byte* entry_at(Channel& ch, std::uint64_t at) const { return ch.ring + at % ring_bytes_; }
+  /// The ring's memory at position `at` (the ring must exist).
+  std::byte* entry_at(const Channel& ch, std::uint64_t at) const
+  {
+    return ch.ring.load(std::memory_order_relaxed) + (at & ring_mask_);
+  }
   static Header header_at(const std::byte* at)
   {
     Header h;
-    std::memcpy(&h, at, sizeof h);
+    std::memcpy(&h, at + seq_bytes, sizeof h);
     return h;
+  }
+  static std::atomic_ref<std::uint64_t> seq_word(const std::byte* at)
+  {
+    // An entry starts on a 64-byte boundary of the ring (allocated 64-aligned).
+    return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(const_cast<std::byte*>(at)));
+  }
+  /// Makes the entry written at position `at` visible to the receiver: its word becomes
+  /// at + 1 (seq_cst: see the top of this header). The receiver waits for exactly that
+  /// value at its tail, so the word must never hold it before: every publication first
+  /// zeroes the word where the next entry will start (payload of an earlier lap may lie
+  /// there, and a payload could hold any value), and a fresh ring is zeroed.
+  static void publish(std::byte* e, std::uint64_t at) { seq_word(e).store(at + 1, std::memory_order_seq_cst); }
+  /// The entry at the receiver's position `tail` when it has been published, else null.
+  const std::byte* published_at(const Channel& ch, std::uint64_t tail, std::memory_order order) const
+  {
+    const std::byte* ring = ch.ring.load(std::memory_order_acquire);
+    if (ring == nullptr) return nullptr;
+    const std::byte* e = ring + (tail & ring_mask_);
+    return seq_word(e).load(order) == tail + 1 ? e : nullptr;
+  }
+  /// Bytes of the entry with this header in the ring.
+  std::uint64_t entry_bytes(const Header& h) const
+  {
+    if ((h.bytes & wrap_bit) != 0) return h.bytes & ~wrap_bit;
+    return header_bytes + (h.bytes <= eager_ ? round64(h.bytes) : 0);
   }
 
   void reset()
   {
     for (std::size_t i = 0; i < p_ * p_; ++i) {
+      // Positions go on from the last run (see Channel); a message a failed run left
+      // behind is dropped.
       Channel& ch = channels_[i];
-      ch.head.store(0, std::memory_order_relaxed);
-      ch.tail.store(0, std::memory_order_relaxed);
-      ch.tail_seen = 0;
+      ch.tail.store(ch.head, std::memory_order_relaxed);
+      ch.tail_seen = ch.head;
       ch.offer.store(idle, std::memory_order_relaxed);
     }
     for (std::size_t r = 0; r < p_; ++r) {
@@ -447,7 +493,8 @@ private:
 
   std::size_t p_;
   std::size_t eager_ = 4096;
-  std::size_t ring_bytes_ = 0;
+  std::size_t ring_bytes_ = 0; // a power of two
+  std::size_t ring_mask_ = 0;
   bool oversubscribed_ = false;
   unsigned cores_ = 1;
   unsigned spin_limit_ = 1024; // polls (with pause) before yielding
@@ -503,25 +550,22 @@ inline bool Team::try_post(std::size_t me, const SendRequest& s, const StepInfo*
   const bool eager = bytes <= eager_;
   if (!eager && ch.offer.load(std::memory_order_relaxed) != idle) return false; // an earlier offer is open
   const std::uint64_t entry = header_bytes + (eager ? round64(bytes) : 0);
-  const std::uint64_t head = ch.head.load(std::memory_order_relaxed);
-  const std::uint64_t at = head % ring_bytes_;
+  const std::uint64_t head = ch.head;
+  const std::uint64_t at = head & ring_mask_;
   const std::uint64_t skip = ring_bytes_ - at < entry ? ring_bytes_ - at : 0; // wrap to the start
-  if (head + skip + entry - ch.tail_seen > ring_bytes_) {
+  // Room for the entry and for the next entry's word, which is zeroed below.
+  const std::uint64_t end = head + skip + entry;
+  if (end + seq_bytes - ch.tail_seen > ring_bytes_) {
     ch.tail_seen = ch.tail.load(std::memory_order_acquire);
-    if (head + skip + entry - ch.tail_seen > ring_bytes_) return false; // full: the receiver lags
+    if (end + seq_bytes - ch.tail_seen > ring_bytes_) return false; // full: the receiver lags
   }
-  if (ch.ring == nullptr) // first message on this channel (only the sender writes it)
-    ch.ring = static_cast<std::byte*>(::operator new(ring_bytes_, std::align_val_t{64}));
-  if (skip != 0) {
-    Header w;
-    w.kind = Kind::wrap;
-    w.entry = static_cast<std::uint32_t>(skip);
-    std::memcpy(entry_at(ch, head), &w, sizeof w);
+  if (ch.ring.load(std::memory_order_relaxed) == nullptr) { // first message (only the sender writes it)
+    auto* ring = static_cast<std::byte*>(::operator new(ring_bytes_, std::align_val_t{64}));
+    std::memset(ring, 0, ring_bytes_);
+    ch.ring.store(ring, std::memory_order_release);
   }
   Header h;
   h.bytes = bytes;
-  h.kind = eager ? Kind::eager : Kind::offer;
-  h.entry = static_cast<std::uint32_t>(entry);
   if (info != nullptr) {
     h.call = info->call;
     h.step = static_cast<std::uint32_t>(info->step);
@@ -530,7 +574,7 @@ inline bool Team::try_post(std::size_t me, const SendRequest& s, const StepInfo*
     h.algorithm = info->algorithm;
   }
   std::byte* e = entry_at(ch, head + skip);
-  std::memcpy(e, &h, sizeof h);
+  std::memcpy(e + seq_bytes, &h, sizeof h);
   if (eager) {
     std::byte* to = e + header_bytes;
     for (const auto& piece : s.pieces) {
@@ -540,9 +584,22 @@ inline bool Team::try_post(std::size_t me, const SendRequest& s, const StepInfo*
   } else {
     ch.pieces = s.pieces.data();
     ch.count = s.pieces.size();
-    ch.offer.store(offered, std::memory_order_relaxed); // published by the head store
+    ch.offer.store(offered, std::memory_order_relaxed); // published by the entry's word
   }
-  ch.head.store(head + skip + entry, std::memory_order_seq_cst);
+  // Zeroed last: the line is likely still in the receiver's cache, and a store that waits
+  // for it ahead of the header's copy (which reloads the header from the stack) would
+  // serialise two cache-line transfers (measured: ~0.1 us a message).
+  seq_word(entry_at(ch, end)).store(0, std::memory_order_relaxed); // published by the entry's word
+  publish(e, head + skip);
+  if (skip != 0) {
+    // The receiver polls at head: the wrap goes out after the entry it leads to.
+    Header w;
+    w.bytes = wrap_bit | skip;
+    std::byte* we = entry_at(ch, head);
+    std::memcpy(we + seq_bytes, &w, sizeof w);
+    publish(we, head);
+  }
+  ch.head = end;
   wake(s.peer);
   done = eager;
   return true;
@@ -599,13 +656,14 @@ inline bool Team::try_receive(std::size_t me, std::size_t index, const StepInfo*
   const RecvRequest& r = rs.recvs[index];
   Channel& ch = channel(r.peer, me);
   std::uint64_t tail = ch.tail.load(std::memory_order_relaxed);
-  if (ch.head.load(std::memory_order_acquire) == tail) return false;
-  const std::byte* e = entry_at(ch, tail);
-  if (header_at(e).kind == Kind::wrap) { // the sender publishes a wrap with the entry after it
-    tail += header_at(e).entry;
+  const std::byte* e = published_at(ch, tail, std::memory_order_acquire);
+  if (e == nullptr) return false;
+  Header h = header_at(e);
+  if ((h.bytes & wrap_bit) != 0) {
+    tail += entry_bytes(h); // the sender published the entry before the wrap
     e = entry_at(ch, tail);
+    h = header_at(e);
   }
-  const Header h = header_at(e);
   check_header(me, r, h, info);
   const std::size_t want = total_bytes(r.pieces);
   if (h.bytes != want)
@@ -621,7 +679,7 @@ inline bool Team::try_receive(std::size_t me, std::size_t index, const StepInfo*
     into = std::span<const MutableBytes>(&staged, 1);
     combine = nullptr;
   }
-  if (h.kind == Kind::eager) {
+  if (h.bytes <= eager_) {
     const ConstBytes payload{e + header_bytes, h.bytes};
     detail::transfer(&payload, 1, into, combine);
   } else {
@@ -632,7 +690,7 @@ inline bool Team::try_receive(std::size_t me, std::size_t index, const StepInfo*
     detail::transfer(ch.pieces, ch.count, into, combine);
     ch.offer.store(copied, std::memory_order_seq_cst);
   }
-  ch.tail.store(tail + h.entry, std::memory_order_seq_cst);
+  ch.tail.store(tail + entry_bytes(h), std::memory_order_seq_cst);
   wake(r.peer);
   return true;
 }
@@ -766,7 +824,7 @@ inline bool Team::can_progress(std::size_t me)
   for (std::size_t i = 0; i < rs.recvs.size(); ++i) {
     if (rs.recv_done[i] || (rs.recv_prev[i] != npos && !rs.recv_done[rs.recv_prev[i]])) continue;
     Channel& ch = channel(rs.recvs[i].peer, me);
-    if (ch.head.load(std::memory_order_seq_cst) != ch.tail.load(std::memory_order_relaxed)) return true;
+    if (published_at(ch, ch.tail.load(std::memory_order_relaxed), std::memory_order_seq_cst) != nullptr) return true;
     if (ranks_[rs.recvs[i].peer].finished.load(std::memory_order_seq_cst)) return true;
   }
   return false;
@@ -808,7 +866,8 @@ inline void Team::block(std::size_t me)
   for (std::size_t i = 0; i < rs.recvs.size(); ++i) {
     const std::size_t q = rs.recvs[i].peer;
     if (!rs.recv_done[i] && ranks_[q].finished.load(std::memory_order_acquire) &&
-        channel(q, me).head.load(std::memory_order_acquire) == channel(q, me).tail.load(std::memory_order_relaxed))
+        published_at(channel(q, me), channel(q, me).tail.load(std::memory_order_relaxed), std::memory_order_acquire) ==
+            nullptr)
       throw_released(me, q, rs.info);
   }
   std::unique_lock lock(sleep_mutex_);
@@ -878,10 +937,10 @@ inline void Team::check_all_received()
   for (std::size_t from = 0; from < p_; ++from)
     for (std::size_t to = 0; to < p_; ++to) {
       Channel& ch = channel(from, to);
-      std::uint64_t tail = ch.tail.load(std::memory_order_acquire);
-      if (ch.head.load(std::memory_order_acquire) == tail) continue;
+      const std::uint64_t tail = ch.tail.load(std::memory_order_acquire);
+      if (ch.head == tail) continue; // (every rank has joined)
       const std::byte* e = entry_at(ch, tail);
-      if (header_at(e).kind == Kind::wrap) e = entry_at(ch, tail + header_at(e).entry);
+      if (const Header w = header_at(e); (w.bytes & wrap_bit) != 0) e = entry_at(ch, tail + entry_bytes(w));
       const Header h = header_at(e);
       const StepInfo theirs{h.collective, h.algorithm, h.call, h.step, h.steps};
       throw CallMismatch("collectives::threads: rank " + std::to_string(to) + " never received the " +

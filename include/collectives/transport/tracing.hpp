@@ -378,8 +378,14 @@ inline std::string Trace::chrome_json(const std::vector<const Trace*>& traces)
             const TraceEvent& m = rt.events[j];
             if (m.kind != TraceEvent::Kind::send && m.kind != TraceEvent::Kind::recv) break;
             std::string& list = m.kind == TraceEvent::Kind::send ? sends : recvs;
-            list += (list.empty() ? "" : ",") + std::string("[") + std::to_string(m.peer) + "," +
-                    std::to_string(m.bytes) + "]";
+            // Appended piece by piece: g++ 12 -O3 warns (-Wrestrict, a false positive) on
+            // const char* + std::string&& here.
+            if (!list.empty()) list += ',';
+            list += '[';
+            list += std::to_string(m.peer);
+            list += ',';
+            list += std::to_string(m.bytes);
+            list += ']';
             (m.kind == TraceEvent::Kind::send ? sent : received) += m.bytes;
           }
           args += ",\"sends\":[" + sends + "],\"recvs\":[" + recvs + "],\"bytes_sent\":" + std::to_string(sent) +

@@ -22,7 +22,7 @@ namespace collectives {
 /// the seed's (t_s + t_w m) ceil(p/2), on a square mesh 2(t_s + t_w m) ceil(sqrt(p)/2).
 class BroadcastStaggeredSchedule : public RingPhases<HalfRingSteps, true> {
 public:
-  constexpr BroadcastStaggeredSchedule(std::size_t p, TreeShape shape, std::size_t root, std::size_t blocks = 1)
+  constexpr BroadcastStaggeredSchedule(std::size_t p, const TreeShape& shape, std::size_t root, std::size_t blocks = 1)
     : RingPhases(p, shape, root), blocks_(blocks) {}
   constexpr std::size_t num_steps() const { return phase_steps() > 0 ? phase_steps() : 1; }
   constexpr std::size_t scratch_blocks() const { return 0; }

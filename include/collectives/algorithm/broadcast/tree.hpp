@@ -18,7 +18,7 @@ namespace collectives {
 /// broadcast phase by phase. Cost: (t_s + t_w m) ceil(log p) plus hops.
 class BroadcastTreeSchedule {
 public:
-  constexpr BroadcastTreeSchedule(std::size_t p, TreeShape shape, std::size_t root, std::size_t blocks = 1)
+  constexpr BroadcastTreeSchedule(std::size_t p, const TreeShape& shape, std::size_t root, std::size_t blocks = 1)
     : p_(p), shape_(shape), root_(root), blocks_(blocks) {}
   constexpr std::size_t size() const { return p_; }
   constexpr std::size_t num_steps() const { return shape_.num_steps() > 0 ? shape_.num_steps() : 1; }

@@ -17,25 +17,30 @@
 namespace collectives {
 
 /// The broadcast tree run backwards, combining: every node folds in its children's
-/// partials, then hands its own up. Step 0 loads the contribution into the partial.
+/// partials, then hands its own up. Step 0 loads the contribution into the partial; or,
+/// with `fold_late` (the input stays readable and apart from the output until step 1),
+/// a node's nearest child, which every node with children receives in step 1, lands in
+/// the partial as it is and the contribution is folded in on its left there: one pass
+/// over the message less. Leaves send their contribution as it is.
 /// Cost: (t_s + t_w m) ceil(log p) (+1 step for a non-commutative operator and root != 0).
 class ReduceTreeSchedule {
 public:
-  constexpr ReduceTreeSchedule(std::size_t p, TreeShape shape, std::size_t root, bool commutative,
-                               std::size_t blocks = 1, Partials partials = Partials::scratch)
+  constexpr ReduceTreeSchedule(std::size_t p, const TreeShape& shape, std::size_t root, bool commutative,
+                               std::size_t blocks = 1, Partials partials = Partials::scratch, bool fold_late = false)
     : p_(p), shape_(shape), root_(root), tree_root_(commutative ? root : 0), commutative_(commutative),
-      blocks_(blocks), partials_(partials) {}
+      blocks_(blocks), partials_(partials), fold_late_(fold_late && partials != Partials::in_place && p > 1) {}
   constexpr std::size_t size() const { return p_; }
   constexpr std::size_t num_steps() const { return 1 + shape_.num_steps() + (tree_root_ != root_ ? 1 : 0); }
   constexpr std::size_t scratch_blocks() const { return partials_ == Partials::scratch ? blocks_ : 0; }
   constexpr ReduceOp operation() const { return {p_, root_, blocks_, commutative_}; }
-  /// Step 0: every rank loads its partial; then the broadcast tree's steps backwards
-  /// (tree/shape.hpp); a last step between the two roots.
+  /// Step 0: the nodes with children load their partials (stated only when none does:
+  /// in place or fold_late); then the broadcast tree's steps backwards (tree/shape.hpp);
+  /// a last step between the two roots.
   constexpr Symmetry symmetry(std::size_t step) const
   {
     const RankGroup g = shape_group(shape_);
     const std::size_t total = shape_.num_steps();
-    if (step == 0) return partials_ != Partials::in_place ? Symmetry::uniform(g) : Symmetry::in(g);
+    if (step == 0) return partials_ == Partials::in_place || fold_late_ ? Symmetry::in(g) : Symmetry::none();
     if (step <= total) return tree_symmetry(shape_, tree_root_, total - step);
     return Symmetry::in(g).with_rank(tree_root_).with_rank(root_);
   }
@@ -45,8 +50,12 @@ public:
   {
     const Pattern all_in = contiguous(Buffer::input, 0, blocks_);
     const Pattern partial = contiguous(held(r), 0, blocks_);
+    // A leaf has nothing to fold in: it sends its contribution as it is, without
+    // copying it into a partial first (half the ranks of a binomial tree are leaves).
+    // In place, the partial is the contribution already.
+    const bool leaf = partials_ != Partials::in_place && is_leaf(r);
     if (step == 0) {
-      if (partials_ != Partials::in_place) v.local({all_in, partial});
+      if (partials_ != Partials::in_place && !leaf && !fold_late_) v.local({all_in, partial});
       return;
     }
     const std::size_t total = shape_.num_steps();
@@ -54,8 +63,16 @@ public:
       const TreeRole role = tree_role(shape_, tree_root_, r, total - step);
       // Children hold higher relative coordinates: with the tree rooted at rank 0 (or a
       // commutative operator) that means higher ranks, so they go on the right.
-      if (role.sends) v.recv({role.peer, partial, Combine::right});
-      if (role.receives) v.send({role.peer, partial});
+      if (role.sends) {
+        if (fold_late_ && step == 1) {
+          // The nearest child (distance 1 in the last ring, the first in reduce order).
+          v.recv({role.peer, partial, Combine::copy});
+          v.local({all_in, partial, Combine::left});
+        } else {
+          v.recv({role.peer, partial, Combine::right});
+        }
+      }
+      if (role.receives) v.send({role.peer, leaf ? all_in : partial});
       return;
     }
     if (r == tree_root_) v.send({root_, partial});
@@ -63,6 +80,26 @@ public:
   }
 
 private:
+  /// Whether r has no children in the tree: O(dimensions of the shape). The rings are
+  /// walked root outward, and a node joins at the last ring in which its coordinate
+  /// differs from the root's; it receives there from the node at distance lowbit(v), v
+  /// its coordinate relative to the root's, then sends at every smaller distance that
+  /// stays inside the ring, and as the root of each later ring longer than one.
+  constexpr bool is_leaf(std::size_t r) const
+  {
+    std::size_t joins = shape_.ndims;
+    for (std::size_t k = shape_.ndims; k-- > 0;)
+      if (shape_.coord(r, k) != shape_.coord(tree_root_, k)) {
+        joins = k;
+        break;
+      }
+    if (joins == shape_.ndims) return false; // the tree's root
+    for (std::size_t k = joins + 1; k < shape_.ndims; ++k)
+      if (shape_.extent[k] > 1) return false;
+    const std::size_t z = shape_.extent[joins];
+    const std::size_t v = (shape_.coord(r, joins) + z - shape_.coord(tree_root_, joins)) % z;
+    return v % 2 == 1 || v + 1 == z;
+  }
   constexpr Buffer held(std::size_t r) const
   {
     return partials_ != Partials::scratch || (r == tree_root_ && tree_root_ == root_) ? Buffer::output : Buffer::scratch;
@@ -74,6 +111,7 @@ private:
   bool commutative_;
   std::size_t blocks_;
   Partials partials_;
+  bool fold_late_;
 };
 
 namespace detail {
@@ -82,12 +120,13 @@ template <class Shape>
 struct ReduceTree : AlgorithmBase<Collective::reduce> {
   static constexpr const char* name = Shape::name;
   static constexpr Needs needs = Shape::needs;
-  /// The contribution is read in step 0 only.
+  /// In place, the contribution is read in step 0 only (out of place it is read in step
+  /// 1, so the front end hands it over apart from the output).
   static constexpr bool input_may_alias_output = true;
   template <topology T>
   static constexpr auto schedule(const T& t, const Problem& pr)
   {
-    return ReduceTreeSchedule(t.size(), Shape::of(t), pr.root, pr.commutative);
+    return ReduceTreeSchedule(t.size(), Shape::of(t), pr.root, pr.commutative, 1, Partials::scratch, !pr.in_place);
   }
 };
 } // namespace detail

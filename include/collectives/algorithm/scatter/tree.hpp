@@ -21,7 +21,7 @@ namespace collectives {
 /// Cost: t_s log p + t_w m (p - 1) on a hypercube.
 class ScatterTreeSchedule {
 public:
-  constexpr ScatterTreeSchedule(std::size_t p, TreeShape shape, std::size_t root, bool in_place = false)
+  constexpr ScatterTreeSchedule(std::size_t p, const TreeShape& shape, std::size_t root, bool in_place = false)
     : p_(p), shape_(shape), root_(root), in_place_(in_place) {}
   constexpr std::size_t size() const { return p_; }
   constexpr std::size_t num_steps() const { return shape_.num_steps() > 0 ? shape_.num_steps() : 1; }

@@ -129,7 +129,7 @@ constexpr Symmetry ring_phase_symmetry(const TreeShape& s, std::size_t root, std
 template <class Steps, bool SlowestFirst>
 class RingPhases {
 public:
-  constexpr RingPhases(std::size_t p, TreeShape shape, std::size_t root) : p_(p), shape_(shape), root_(root) {}
+  constexpr RingPhases(std::size_t p, const TreeShape& shape, std::size_t root) : p_(p), shape_(shape), root_(root) {}
   constexpr std::size_t size() const { return p_; }
   /// Steps of all the phases.
   constexpr std::size_t phase_steps() const

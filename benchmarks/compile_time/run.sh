@@ -1,0 +1,43 @@
+#!/bin/bash
+# The compile-time budget of issue 12, measured: each variant of tu.cpp compiled with
+# `$CXX -std=c++20 -O2 -c` (3 times, interleaved; the median), as a ratio to the variant
+# that includes only <vector> <thread> <functional> <iostream> <algorithm>. Prints a table.
+#   bash benchmarks/compile_time/run.sh            # g++
+#   CXX=clang++ bash benchmarks/compile_time/run.sh
+# Variants (see tu.cpp): std_only; one_header / header_only: three collectives' headers and
+# the threads transport's / the whole library, nothing called; one_named / one_default:
+# allreduce on Ring<4> through those headers, a named algorithm / the default;
+# three_named / three_defaults: alltoall, allreduce and broadcast through the whole library
+# (the TU of issue 12), the same two ways.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+include=$(cd "$here/../../include" && pwd)
+cxx=${CXX:-g++}
+declare -A flags=(
+  [std_only]="-DHEADERS=0 -DCALLS=0 -DNAMED=0"
+  [one_header]="-DHEADERS=1 -DCALLS=0 -DNAMED=0"
+  [header_only]="-DHEADERS=2 -DCALLS=0 -DNAMED=0"
+  [one_named]="-DHEADERS=1 -DCALLS=1 -DNAMED=1"
+  [one_default]="-DHEADERS=1 -DCALLS=1 -DNAMED=0"
+  [three_named]="-DHEADERS=2 -DCALLS=3 -DNAMED=1"
+  [three_defaults]="-DHEADERS=2 -DCALLS=3 -DNAMED=0"
+)
+tus=(std_only one_header header_only one_named one_default three_named three_defaults)
+declare -A times
+for round in 1 2 3; do
+  for tu in "${tus[@]}"; do
+    start=$(date +%s.%N)
+    # shellcheck disable=SC2086 # the flags are words
+    "$cxx" -std=c++20 -O2 -I"$include" ${flags[$tu]} -c "$here/tu.cpp" -o /dev/null
+    end=$(date +%s.%N)
+    times[$tu]+="$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }') "
+  done
+done
+median() { tr ' ' '\n' <<<"$1" | grep -v '^$' | sort -n | sed -n 2p; }
+base=$(median "${times[std_only]}")
+echo "| TU ($cxx -O2) | s (median of 3) | x std-only |"
+echo "|---|--:|--:|"
+for tu in "${tus[@]}"; do
+  t=$(median "${times[$tu]}")
+  awk -v tu="$tu" -v t="$t" -v base="$base" 'BEGIN { printf "| %s | %.2f | %.1f |\n", tu, t, t / base }'
+done
