@@ -6,7 +6,8 @@
 // schedule costed on a network its translations do not preserve (a hypercube algorithm on a
 // ring, a ring algorithm on a hypercube), where the estimate works from the routes'
 // structure. And estimate_unless_at_least (what select() uses to pass over candidates that
-// cannot win) against estimate().
+// cannot win) against estimate(), and select() as constant evaluation runs it against
+// select() at run time.
 
 #include <catch2/catch.hpp>
 
@@ -16,6 +17,7 @@
 
 #include <bit>
 #include <cstddef>
+#include <type_traits>
 #include <typeinfo>
 #include <string>
 #include <utility>
@@ -71,6 +73,22 @@ void check_collective(const T& topo, const N& net, const CostModel& model, const
   });
 }
 
+/// select() as constant evaluation runs it (symmetric estimates; the candidate of fewest
+/// steps first, the others abandoned once they cannot win) against select() at run time
+/// (every rank visited, every candidate finished): the same pick and time, ties included.
+template <Collective C, class T>
+void check_select(const T& topo, const CostModel& model, const Problem& problem)
+{
+  constexpr auto candidates = detail::candidates_for<C, T>();
+  const Selection got = detail::select_among<true>(candidates, topo, model, problem);
+  const Selection want = select<C>(topo, model, problem);
+  INFO(std::string(collective_name(C)) << " on " << describe(topo) << ", root " << problem.root << ", t_s "
+                                       << model.t_s << ", t_w " << model.t_w);
+  CHECK(got.index == want.index);
+  CHECK(got.time == want.time);
+  CHECK(got.candidates == want.candidates);
+}
+
 template <class T, class N, std::size_t... I>
 void check_every_collective(const T& topo, const N& net, std::index_sequence<I...>, std::size_t& compared)
 {
@@ -85,6 +103,12 @@ void check_every_collective(const T& topo, const N& net, std::index_sequence<I..
   for (const CostModel& model : {models[0], models[2], CostModel{.t_s = 1, .t_w = 1e-3, .half_duplex = true, .lanes = 2}})
     for (std::size_t root : {std::size_t{0}, topo.size() - 1})
       (check_collective<all_collectives[I]>(topo, net, model, Problem{96, root, 3, true, true}, compared), ...);
+  // Selection, on the schedules' own network; start-ups only make ties.
+  if constexpr (std::is_same_v<T, N>)
+    for (const CostModel& model : {models[0], models[3], CostModel{.t_s = 1}})
+      for (std::size_t root : {std::size_t{0}, topo.size() - 1})
+        for (bool commutative : {true, false})
+          (check_select<all_collectives[I]>(topo, model, Problem{96, root, 3, commutative, false}), ...);
 }
 
 /// Every collective's algorithms built for `topo`, costed on `net`.
@@ -104,9 +128,9 @@ std::size_t check_on(const T& topo)
 
 } // namespace
 
-TEST_CASE("symmetric estimate: rings, every p up to 17 and some larger", "[cost][symmetry]")
+TEST_CASE("symmetric estimate: rings, every p up to 9 and some larger", "[cost][symmetry]")
 {
-  for (std::size_t p : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 31, 32, 33, 64}) {
+  for (std::size_t p : {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 16, 17, 32, 33}) {
     INFO("p = " << p);
     CHECK(check_on(Ring<>{p}) > 0);
     CHECK(check_on(Ring<>{p}, FullyConnected<>{p}) > 0);
@@ -115,7 +139,7 @@ TEST_CASE("symmetric estimate: rings, every p up to 17 and some larger", "[cost]
 
 TEST_CASE("symmetric estimate: hypercubes, and hypercube schedules on rings", "[cost][symmetry]")
 {
-  for (std::size_t d : {0, 1, 2, 3, 4, 5, 6}) {
+  for (std::size_t d : {0, 1, 2, 3, 4, 5}) {
     const auto h = Hypercube<>::of_dims(d);
     INFO("d = " << d);
     CHECK(check_on(h) > 0);

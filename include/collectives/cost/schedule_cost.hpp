@@ -194,32 +194,59 @@ constexpr CostReport estimate_every_rank(const S& s, const T& topo, const CostMo
 }
 
 /// estimate(), or std::nullopt when the time is known to be at least `limit` without
-/// working it out exactly: a step whose every rank sends several messages on a network the
-/// schedule's translations do not preserve (the all-port hypercube alltoall on a ring, say)
-/// is first given a lower bound (its own hops, each message's load at least that of its
-/// family alone), and when these bounds and the other steps' exact times already add up to
-/// `limit` the step is never enumerated. What select() uses to pass over candidates that
-/// cannot win; the time returned, when one is, is estimate()'s.
+/// working it out exactly. Two things show it early:
+///  - the steps' times add up in order and none is negative, so once the steps so far
+///    reach `limit` the rest are never read (a ring algorithm's p - 1 steps against a
+///    tree's log p);
+///  - a step whose every rank sends several messages on a network the schedule's
+///    translations do not preserve (the all-port hypercube alltoall on a ring, say) is
+///    first given a lower bound (its own hops, each message's load at least that of its
+///    family alone), and is enumerated only if the bounds do not reach `limit`.
+/// What select() uses in constant evaluation to pass over candidates that cannot win; the
+/// time returned, when one is, is estimate()'s.
 template <schedule S, topology T>
 constexpr std::optional<CostReport> estimate_unless_at_least(const S& s, const T& topo, const CostModel& model,
-                                                             double m, double limit)
+                                                             double m, double limit);
+
+namespace detail {
+/// estimate_unless_at_least(); with `equal_passes`, std::nullopt only when the time is
+/// known to exceed `limit` (for a candidate that would win a tie).
+template <schedule S, topology T>
+constexpr std::optional<CostReport> estimate_unless_beyond(const S& s, const T& topo, const CostModel& model, double m,
+                                                           double limit, bool equal_passes)
 {
+  const auto beyond = [&](double t) { return equal_passes ? t > limit : t >= limit; };
+  detail::check_estimate_args(s, topo, model, m);
+  detail::MessageStep<T> step(topo, model, m);
+  detail::ReportSum sum;
+  // (Rounding is monotone: a partial sum of times, or of lower bounds of them, is no more
+  // than the estimate's total.)
   if constexpr (symmetric_schedule<S>) {
-    detail::check_estimate_args(s, topo, model, m);
-    detail::MessageStep<T> step(topo, model, m);
-    detail::ReportSum sum;
     detail::SymmetricCost<T> sym(topo, model, m, step);
     sym.bound_only(true);
     for (std::size_t k = 0; k < s.num_steps(); ++k) {
       detail::StepTally t;
       if (!sym.step(s, k, t)) t = detail::walk_step(s, k, step);
       sum.add(t);
+      if (beyond(sum.report.time)) return std::nullopt;
     }
     if (!sym.inexact()) return sum.done(m);
-    // The bounds add up like the times (rounding is monotone): no more than the estimate.
-    if (sum.report.time >= limit) return std::nullopt;
+    return estimate(s, topo, model, m);
+  } else {
+    for (std::size_t k = 0; k < s.num_steps(); ++k) {
+      sum.add(detail::walk_step(s, k, step));
+      if (beyond(sum.report.time)) return std::nullopt;
+    }
+    return sum.done(m);
   }
-  return estimate(s, topo, model, m);
+}
+} // namespace detail
+
+template <schedule S, topology T>
+constexpr std::optional<CostReport> estimate_unless_at_least(const S& s, const T& topo, const CostModel& model,
+                                                             double m, double limit)
+{
+  return detail::estimate_unless_beyond(s, topo, model, m, limit, false);
 }
 
 /// Just the time: estimate(s, topo, model, m).time.

@@ -65,14 +65,17 @@ constexpr CostReport predict(A a, const T& topo, const CostModel& model, const P
 }
 
 namespace detail {
-/// predict()'s time, or std::nullopt when it is known to be at least `limit` (see
-/// estimate_unless_at_least). A fits `topo` and the problem.
+/// predict()'s time, or std::nullopt when it is known to be at least `limit` (beyond it,
+/// with `equal_passes`; see estimate_unless_at_least). A fits `topo` and the problem.
 template <algorithm A, topology T>
-constexpr std::optional<double> predict_unless_at_least(A, const T& topo, const CostModel& model,
-                                                        const Problem& problem, double limit)
+constexpr std::optional<double> predict_unless_beyond(A, const T& topo, const CostModel& model, const Problem& problem,
+                                                      double limit, bool equal_passes)
 {
-  const auto report = estimate_unless_at_least(A::schedule(topo, problem), topo, model,
-                                               problem.m / static_cast<double>(A::pieces(topo.size())), limit);
+  if constexpr (rooted(A::collective))
+    require(problem.root < topo.size(), "collectives::predict: the root is not a rank of the topology");
+  const auto report = estimate_unless_beyond(A::schedule(topo, problem), topo, model,
+                                             problem.m / static_cast<double>(A::pieces(topo.size())), limit,
+                                             equal_passes);
   if (!report) return std::nullopt;
   return report->time;
 }
@@ -90,10 +93,11 @@ struct Selection {
 };
 
 namespace detail {
-/// select(); with `Symmetric` false every candidate's estimate visits every rank
-/// (estimate_every_rank: the same times, bit for bit), so that a collective called without
-/// an algorithm does not instantiate the symmetric estimate, which only pays off on large
-/// topologies and in constant evaluation, for every schedule and topology type it may run.
+/// select(): with `Symmetric` (constant evaluation) the estimates read the schedules'
+/// symmetry and candidates that cannot win are bounded, not worked out; without, every
+/// candidate's estimate visits every rank (estimate_every_rank: the same times, bit for
+/// bit), so that run-time callers (select() at run time, a collective called without an
+/// algorithm) do not compile the symmetric estimate for every schedule and topology type.
 template <bool Symmetric, topology T, class... A>
 constexpr Selection select_among(const boost::hana::tuple<A...>& candidates, const T& topo, const CostModel& model,
                                  const Problem& problem)
@@ -101,6 +105,34 @@ constexpr Selection select_among(const boost::hana::tuple<A...>& candidates, con
   static_assert((algorithm<A> && ...), "collectives::select: a candidate is not an algorithm type");
   static_assert((fits_topology_type<A, T> || ...), "collectives::select: no candidate algorithm fits the topology's type");
   model.validated();
+  // With Symmetric, the fitting candidate of fewest steps is worked out first (a tree
+  // before a ring): its time bounds every other, so a candidate whose steps so far add up
+  // past it is never finished (estimate_unless_at_least).
+  std::size_t first = Selection::npos, fewest = 0;
+  double first_time = 0;
+  if constexpr (Symmetric) {
+    std::size_t at = 0;
+    boost::hana::for_each(candidates, [&](auto tag) {
+      using Tag = decltype(tag);
+      if constexpr (fits_topology_type<Tag, T>) {
+        if (fits(tag, topo, problem)) {
+          const std::size_t steps = Tag::schedule(topo, problem).num_steps();
+          if (first == Selection::npos || steps < fewest) {
+            first = at;
+            fewest = steps;
+          }
+        }
+      }
+      ++at;
+    });
+    at = 0;
+    boost::hana::for_each(candidates, [&](auto tag) {
+      using Tag = decltype(tag);
+      if constexpr (fits_topology_type<Tag, T>)
+        if (at == first) first_time = predict(tag, topo, model, problem).time;
+      ++at;
+    });
+  }
   struct State {
     std::size_t at = 0;
     Selection best{};
@@ -117,13 +149,17 @@ constexpr Selection select_among(const boost::hana::tuple<A...>& candidates, con
                                                problem.m / static_cast<double>(Tag::pieces(topo.size())))
                              .time;
           if (!s.best.found() || t < s.best.time) s.best = Selection{s.at, Tag::name, t, s.best.candidates};
-        } else if (!s.best.found()) {
-          s.best = Selection{s.at, Tag::name, predict(tag, topo, model, problem).time, s.best.candidates};
+        } else if (s.at == first) {
+          if (!s.best.found() || first_time < s.best.time)
+            s.best = Selection{s.at, Tag::name, first_time, s.best.candidates};
         } else {
-          // A later candidate wins only if strictly cheaper: one whose time is known to
-          // be at least the best's is passed over without working it out exactly.
-          const auto t = detail::predict_unless_at_least(tag, topo, model, problem, s.best.time);
-          if (t && *t < s.best.time) s.best = Selection{s.at, Tag::name, *t, s.best.candidates};
+          // A candidate wins only if cheaper than the best before it (ties go to the
+          // earlier one), and can win in the end only if no dearer than `first` (cheaper,
+          // after it): one known to miss is passed over without working it out exactly.
+          const bool by_best = s.best.found() && s.best.time <= first_time;
+          const auto t = detail::predict_unless_beyond(tag, topo, model, problem,
+                                                       by_best ? s.best.time : first_time, !by_best && s.at < first);
+          if (t && (!s.best.found() || *t < s.best.time)) s.best = Selection{s.at, Tag::name, *t, s.best.candidates};
         }
       }
     }
@@ -138,15 +174,21 @@ constexpr Selection select_among(const boost::hana::tuple<A...>& candidates, con
 /// The cheapest of `candidates` (a hana::tuple of algorithm tags) for `problem` on `topo`
 /// under `model`; ties go to the earlier candidate; those that do not fit are skipped.
 /// constexpr: with a static topology and a constexpr model it runs at compile time (on
-/// large topologies too: the estimate reads the schedules' symmetry).
-/// Requirements: some candidate fits (a compile error when none can by type; else
-/// std::invalid_argument), a valid model, m and root. Cost: one estimate per fitting
-/// candidate, and none for a candidate shown to cost at least the best so far.
+/// large topologies too: in constant evaluation the estimate reads the schedules'
+/// symmetry, and a candidate shown to cost more than another is not worked out).
+/// At run time every candidate's estimate visits every rank, through one estimator per
+/// topology type (estimate_every_rank: the same times, bit for bit), which keeps the code
+/// a caller compiles small. Requirements: some candidate fits (a compile error when none
+/// can by type; else std::invalid_argument), a valid model, m and root. Cost: one estimate
+/// per fitting candidate.
 template <topology T, class... A>
 constexpr Selection select(const boost::hana::tuple<A...>& candidates, const T& topo, const CostModel& model,
                            const Problem& problem)
 {
-  return detail::select_among<true>(candidates, topo, model, problem);
+  // The builtin, not std::is_constant_evaluated(): folded by the front end even at -O0, so
+  // a run-time caller does not emit the symmetric path.
+  if (__builtin_is_constant_evaluated()) return detail::select_among<true>(candidates, topo, model, problem);
+  return detail::select_among<false>(candidates, topo, model, problem);
 }
 
 /// select() over collective C's algorithms (algorithms<C>).

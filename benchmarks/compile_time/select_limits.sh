@@ -1,0 +1,33 @@
+#!/bin/bash
+# Issue 12's compile-time select, measured: for every collective (its index in
+# all_collectives) and each of Hypercube<10>, Ring<1024> and Mesh<32,32>, one TU whose
+# static_assert runs select<C>() over the collective's whole list at compile time, compiled
+# with the compiler's default constant-evaluation limits (g++: -fconstexpr-ops-limit=2^25,
+# clang: -fconstexpr-steps=2^20). Prints "compiler index topology ok|FAIL seconds".
+#   bash benchmarks/compile_time/select_limits.sh                 # g++ and clang++
+#   COMPILERS=g++ bash benchmarks/compile_time/select_limits.sh
+#   EXTRA=-fconstexpr-steps=33554432 COMPILERS=clang++ bash …     # with a raised limit
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+include=$(cd "$here/../../include" && pwd)
+boost=${BOOST_INCLUDE:-/usr/include}
+tu=$(mktemp --suffix=.cpp)
+trap 'rm -f "$tu"' EXIT
+cat >"$tu" <<'EOF'
+#include <collectives/cost.hpp>
+using namespace collectives;
+constexpr CostModel model{1e-6, 1e-9, 5e-8, 1e-10};
+constexpr Problem problem{1024, 0, 3, true, false};
+static_assert(select<all_collectives[INDEX]>(TOPOLOGY{}, model, problem).found());
+EOF
+for cxx in ${COMPILERS:-g++ clang++}; do
+  for i in $(seq 0 11); do
+    for topo in 'Hypercube<10>' 'Ring<1024>' 'Mesh<32,32>'; do
+      start=$(date +%s.%N)
+      if "$cxx" -std=c++20 -I"$include" -I"$boost" ${EXTRA:-} -DINDEX="$i" -DTOPOLOGY="$topo" -fsyntax-only "$tu" \
+        >/dev/null 2>&1; then verdict=ok; else verdict=FAIL; fi
+      end=$(date +%s.%N)
+      printf '%s %2d %-14s %s %.1fs\n' "$cxx" "$i" "$topo" "$verdict" "$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')"
+    done
+  done
+done
