@@ -112,16 +112,12 @@ struct ReportSum {
 
 } // namespace detail
 
-/// Predicted time of schedule s run on topology `topo` (the same size; the schedule's
-/// ranks are the topology's nodes) under `model`, for blocks of `m` words (a chunked
-/// schedule's blocks are its pieces: pass the piece size). See the top of this header for
-/// the rules. Requirements: model valid (CostModel::validated), 0 <= m <= max_block_words,
-/// s.size() == topo.size(); std::invalid_argument otherwise (a compile error in constant
-/// evaluation). Cost: for a step whose symmetry the schedule states, one visit per class
-/// (a few) and, on a network its translations preserve, O(messages of a class) work; else
-/// O(messages x hops) time; O(p + links) memory; no O(p^2).
+namespace detail {
+/// estimate() read by classes: a step whose symmetry the schedule states is visited once
+/// per class (symmetric_cost.hpp), every other step rank by rank. The same CostReport as
+/// estimate_every_rank(), bit for bit; what estimate() runs in constant evaluation.
 template <schedule S, topology T>
-constexpr CostReport estimate(const S& s, const T& topo, const CostModel& model, double m)
+constexpr CostReport estimate_by_classes(const S& s, const T& topo, const CostModel& model, double m)
 {
   detail::check_estimate_args(s, topo, model, m);
   detail::MessageStep<T> step(topo, model, m);
@@ -137,6 +133,29 @@ constexpr CostReport estimate(const S& s, const T& topo, const CostModel& model,
     for (std::size_t k = 0; k < s.num_steps(); ++k) sum.add(detail::walk_step(s, k, step));
   }
   return sum.done(m);
+}
+} // namespace detail
+
+template <schedule S, topology T>
+constexpr CostReport estimate_every_rank(const S& s, const T& topo, const CostModel& model, double m);
+
+/// Predicted time of schedule s run on topology `topo` (the same size; the schedule's
+/// ranks are the topology's nodes) under `model`, for blocks of `m` words (a chunked
+/// schedule's blocks are its pieces: pass the piece size). See the top of this header for
+/// the rules. Requirements: model valid (CostModel::validated), 0 <= m <= max_block_words,
+/// s.size() == topo.size(); std::invalid_argument otherwise (a compile error in constant
+/// evaluation). Cost: in constant evaluation, for a step whose symmetry the schedule
+/// states, one visit per class (a few) and, on a network its translations preserve,
+/// O(messages of a class) work; at run time, and for every other step, O(messages x hops)
+/// time (estimate_every_rank: the same result, and one estimator per topology type for a
+/// caller to compile); O(p + links) memory; no O(p^2).
+template <schedule S, topology T>
+constexpr CostReport estimate(const S& s, const T& topo, const CostModel& model, double m)
+{
+  // The builtin, not std::is_constant_evaluated(): folded by the front end even at -O0, so
+  // a run-time caller does not emit the evaluation by classes.
+  if (__builtin_is_constant_evaluated()) return detail::estimate_by_classes(s, topo, model, m);
+  return estimate_every_rank(s, topo, model, m);
 }
 
 namespace detail {
@@ -231,7 +250,7 @@ constexpr std::optional<CostReport> estimate_unless_beyond(const S& s, const T& 
       if (beyond(sum.report.time)) return std::nullopt;
     }
     if (!sym.inexact()) return sum.done(m);
-    return estimate(s, topo, model, m);
+    return detail::estimate_by_classes(s, topo, model, m);
   } else {
     for (std::size_t k = 0; k < s.num_steps(); ++k) {
       sum.add(detail::walk_step(s, k, step));
