@@ -17,15 +17,16 @@
 //    least the sum of every rank's step time divided by lanes (ranks time-sharing cores).
 // A rank's messages are summed as integers (messages, hops, words x load), so its time
 // does not depend on the order they come in (step_cost.hpp has the arithmetic).
-// The same code runs in constant evaluation (static_assert on static topologies) and at
-// run time. The seeds' closed forms (closed_forms.hpp) are tests of it.
+// The seeds' closed forms (closed_forms.hpp) are tests of it.
 //
-// How a step is read: a schedule that states the symmetry of its steps (schedule.hpp,
-// Symmetry) is visited once per class of ranks and the step's cost worked out from the
-// classes (symmetric_cost.hpp): exactly the numbers of the rank-by-rank walk, which
-// estimate_every_rank() keeps as the reference, and which every other step gets (issue
-// #12: this is what makes compile-time selection on 1024 ranks fit the compilers' constant
-// evaluation limits). The walk collects a step's messages in one flat list and routes them
+// How a step is read: in constant evaluation (static_assert on static topologies), a
+// schedule that states the symmetry of its steps (schedule.hpp, Symmetry) is visited once
+// per class of ranks and the step's cost worked out from the classes (symmetric_cost.hpp,
+// detail::estimate_by_classes): exactly the numbers of the rank-by-rank walk, which
+// estimate_every_rank() keeps as the reference, and which every other step, and every
+// step at run time, gets (issue #12: this is what makes compile-time selection on 1024
+// ranks fit the compilers' constant evaluation limits; at run time one walk per topology
+// type keeps what a caller compiles small). The walk collects a step's messages in one flat list and routes them
 // on the topology (routes.hpp: routes from the topology's structure, loads counted only
 // in steps that share a link).
 

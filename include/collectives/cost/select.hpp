@@ -37,6 +37,16 @@ constexpr bool rooted(Collective c)
 {
   return c == Collective::broadcast || c == Collective::reduce || c == Collective::scatter || c == Collective::gather;
 }
+
+/// f(schedule, words per block) for algorithm A built for `topo` and `problem`, once the
+/// root is checked: what every estimate of a candidate starts from.
+template <class A, topology T, class F>
+constexpr auto with_schedule(A, const T& topo, const Problem& problem, F&& f)
+{
+  if constexpr (rooted(A::collective))
+    require(problem.root < topo.size(), "collectives::predict: the root is not a rank of the topology");
+  return f(A::schedule(topo, problem), problem.m / static_cast<double>(A::pieces(topo.size())));
+}
 } // namespace detail
 
 /// The estimate of algorithm A built for topology `topo` (the schedule a communicator over
@@ -51,10 +61,7 @@ constexpr CostReport predict_on(A a, const T& topo, const N& network, const Cost
 {
   static_assert(fits_topology_type<A, T>, "collectives::predict: the algorithm does not fit the topology's type");
   detail::require_fits(a, topo, problem);
-  if constexpr (detail::rooted(A::collective))
-    detail::require(problem.root < topo.size(), "collectives::predict: the root is not a rank of the topology");
-  const std::size_t p = topo.size();
-  return estimate(A::schedule(topo, problem), network, model, problem.m / static_cast<double>(A::pieces(p)));
+  return detail::with_schedule(a, topo, problem, [&](const auto& s, double m) { return estimate(s, network, model, m); });
 }
 
 /// The estimate of algorithm A on `topo` (see predict_on).
@@ -66,16 +73,15 @@ constexpr CostReport predict(A a, const T& topo, const CostModel& model, const P
 
 namespace detail {
 /// predict()'s time, or std::nullopt when it is known to be at least `limit` (beyond it,
-/// with `equal_passes`; see estimate_unless_at_least). A fits `topo` and the problem.
+/// with `equal_passes`; see estimate_unless_at_least). A fits `topo` and the problem. The
+/// time is estimate_by_classes()'s, also at run time.
 template <algorithm A, topology T>
-constexpr std::optional<double> predict_unless_beyond(A, const T& topo, const CostModel& model, const Problem& problem,
+constexpr std::optional<double> predict_unless_beyond(A a, const T& topo, const CostModel& model, const Problem& problem,
                                                       double limit, bool equal_passes)
 {
-  if constexpr (rooted(A::collective))
-    require(problem.root < topo.size(), "collectives::predict: the root is not a rank of the topology");
-  const auto report = estimate_unless_beyond(A::schedule(topo, problem), topo, model,
-                                             problem.m / static_cast<double>(A::pieces(topo.size())), limit,
-                                             equal_passes);
+  const auto report = with_schedule(a, topo, problem, [&](const auto& s, double m) {
+    return estimate_unless_beyond(s, topo, model, m, limit, equal_passes);
+  });
   if (!report) return std::nullopt;
   return report->time;
 }
@@ -107,7 +113,9 @@ constexpr Selection select_among(const boost::hana::tuple<A...>& candidates, con
   model.validated();
   // With Symmetric, the fitting candidate of fewest steps is worked out first (a tree
   // before a ring): its time bounds every other, so a candidate whose steps so far add up
-  // past it is never finished (estimate_unless_at_least).
+  // past it is never finished (estimate_unless_at_least). The seed's time comes from the
+  // evaluation by classes (no limit), so that calling this at run time (the tests do)
+  // runs what constant evaluation runs.
   std::size_t first = Selection::npos, fewest = 0;
   double first_time = 0;
   if constexpr (Symmetric) {
@@ -129,7 +137,9 @@ constexpr Selection select_among(const boost::hana::tuple<A...>& candidates, con
     boost::hana::for_each(candidates, [&](auto tag) {
       using Tag = decltype(tag);
       if constexpr (fits_topology_type<Tag, T>)
-        if (at == first) first_time = predict(tag, topo, model, problem).time;
+        if (at == first)
+          first_time = *detail::predict_unless_beyond(tag, topo, model, problem,
+                                                      std::numeric_limits<double>::infinity(), true);
       ++at;
     });
   }
@@ -143,11 +153,9 @@ constexpr Selection select_among(const boost::hana::tuple<A...>& candidates, con
       if (fits(tag, topo, problem)) {
         ++s.best.candidates;
         if constexpr (!Symmetric) {
-          if constexpr (rooted(Tag::collective))
-            require(problem.root < topo.size(), "collectives::predict: the root is not a rank of the topology");
-          const double t = estimate_every_rank(Tag::schedule(topo, problem), topo, model,
-                                               problem.m / static_cast<double>(Tag::pieces(topo.size())))
-                             .time;
+          const double t = with_schedule(tag, topo, problem, [&](const auto& sched, double m) {
+            return estimate_every_rank(sched, topo, model, m).time;
+          });
           if (!s.best.found() || t < s.best.time) s.best = Selection{s.at, Tag::name, t, s.best.candidates};
         } else if (s.at == first) {
           if (!s.best.found() || first_time < s.best.time)
@@ -179,8 +187,8 @@ constexpr Selection select_among(const boost::hana::tuple<A...>& candidates, con
 /// At run time every candidate's estimate visits every rank, through one estimator per
 /// topology type (estimate_every_rank: the same times, bit for bit), which keeps the code
 /// a caller compiles small. Requirements: some candidate fits (a compile error when none
-/// can by type; else std::invalid_argument), a valid model, m and root. Cost: one estimate
-/// per fitting candidate.
+/// can by type; else std::invalid_argument), a valid model, m and root. Cost: at run time
+/// one estimate per fitting candidate; in constant evaluation at most that, usually less.
 template <topology T, class... A>
 constexpr Selection select(const boost::hana::tuple<A...>& candidates, const T& topo, const CostModel& model,
                            const Problem& problem)

@@ -1386,7 +1386,7 @@ private:
 
 public:
   /// Lower bounds instead of enumerating steps whose every rank sends several messages on
-  /// a network the translations do not preserve (see estimate_unless_above()); inexact()
+  /// a network the translations do not preserve (see estimate_unless_at_least()); inexact()
   /// tells whether one was given.
   constexpr void bound_only(bool on) { bound_only_ = on; }
   constexpr bool inexact() const { return inexact_; }
