@@ -600,6 +600,22 @@ private:
     return out;
   }
 
+  /// The ranks of the single-rank classes (every class but `big`) into `send`, and the
+  /// ranks they receive from, `offset` back in the step's translations, into `recv`: what
+  /// the rest's largest send and receive leave out. Returns how many.
+  static constexpr std::size_t single_ranks(const RepStep& st, std::size_t big, std::size_t offset,
+                                            std::array<std::size_t, 4>& send, std::array<std::size_t, 4>& recv)
+  {
+    std::size_t n = 0;
+    for (std::size_t c = 0; c < st.sym.classes; ++c) {
+      if (c == big) continue;
+      send[n] = st.sym.cls[c].rep;
+      recv[n] = st.sym.group.minus(st.sym.cls[c].rep, offset);
+      ++n;
+    }
+    return n;
+  }
+
   /// Largest hops over every sender but the given ones (`excluded`, their own hops known).
   static constexpr std::size_t cyclic_max_hops_except(std::size_t d, std::size_t n, std::size_t p,
                                                       const std::array<std::size_t, 4>& excluded, std::size_t count)
@@ -637,13 +653,7 @@ private:
     // Single ranks apart: the rest's largest send excludes their sources, its largest
     // receive the sources of their receives.
     std::array<std::size_t, 4> ex_send{}, ex_recv{};
-    std::size_t ns = 0;
-    for (std::size_t c = 0; c < st.sym.classes; ++c) {
-      if (c == big) continue;
-      ex_send[ns] = st.sym.cls[c].rep;
-      ex_recv[ns] = (st.sym.cls[c].rep + p_ - d) & (p_ - 1);
-      ++ns;
-    }
+    const std::size_t ns = single_ranks(st, big, op.offset, ex_send, ex_recv);
     const std::size_t hs = big < st.sym.classes ? cyclic_max_hops_except(d, n, p_, ex_send, ns) : 0;
     const std::size_t hr = big < st.sym.classes ? cyclic_max_hops_except(d, n, p_, ex_recv, ns) : 0;
     out.time = singles_time(st, big, op.blocks, one_message(op.blocks, 1, hs), one_message(op.blocks, 1, hr),
@@ -713,13 +723,7 @@ private:
       return true;
     }
     std::array<std::size_t, 4> ex_send{}, ex_recv{};
-    std::size_t ns = 0;
-    for (std::size_t c = 0; c < st.sym.classes; ++c) {
-      if (c == big) continue;
-      ex_send[ns] = st.sym.cls[c].rep;
-      ex_recv[ns] = st.sym.group.minus(st.sym.cls[c].rep, op.offset);
-      ++ns;
-    }
+    const std::size_t ns = single_ranks(st, big, op.offset, ex_send, ex_recv);
     const double rs = big < st.sym.classes ? largest(ex_send, ns) : 0.0;
     const double rr = big < st.sym.classes ? largest(ex_recv, ns) : 0.0;
     out.time = singles_time(st, big, op.blocks, rs, rr, [&](std::size_t r) { return t.kind[t.kind_of(r)]; });
