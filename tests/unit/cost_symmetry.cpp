@@ -8,8 +8,8 @@
 // translations do not preserve (a hypercube algorithm on a ring, a ring algorithm on a
 // hypercube), where the estimate works from the routes' structure. And
 // estimate_unless_at_least (what select() uses to pass over candidates that cannot win)
-// against estimate(), and select() as constant evaluation runs it against select() at run
-// time.
+// against estimate(), the cheap step bounds it sums first against every step's time, and
+// select() as constant evaluation runs it against select() at run time.
 
 #include <catch2/catch.hpp>
 
@@ -76,6 +76,16 @@ void check_collective(const T& topo, const N& net, const CostModel& model, const
       const auto at_limit = detail::estimate_unless_beyond(s, net, model, m, want.time, true);
       CHECK((at_limit && at_limit->time == want.time));
       if (s.num_steps() > 0) CHECK(!estimate_unless_at_least(s, net, model, m, 0.0));
+      // The cheap bound of a step that the bounded estimate sums first: never above the
+      // step's time (not used under half_duplex).
+      if (!model.half_duplex) {
+        detail::MessageStep<N> walker(net, model, m);
+        for (std::size_t k = 0; k < s.num_steps(); ++k) {
+          const double bound = detail::step_lower_bound(s, k, net, model, m);
+          const double time = detail::walk_step(s, k, walker).time;
+          if (!(bound <= time)) FAIL_CHECK("step " << k << ": bound " << bound << " above the time " << time);
+        }
+      }
       ++compared;
     }
   });

@@ -93,6 +93,61 @@ constexpr StepTally walk_step(const S& s, std::size_t k, MessageStep<T>& step)
   return step.finish();
 }
 
+/// A lower bound of a rank's step time from its own messages alone: each over its route's
+/// hops (the topology's distance) with a worst load of 1, its local work as the walk
+/// counts it. The step's time, the slowest rank's, is at least this (a rank's sums have
+/// fewer hops and units than in the walk, and the arithmetic is the same, so the bound
+/// holds in floating point too).
+template <class T>
+struct BoundVisitor {
+  const T* topo;
+  const CostModel* model;
+  double m;
+  std::size_t rank;
+  PortBusy out{}, in{};
+  std::size_t blocks = 0; // local work
+
+  constexpr void send(const SendOp& op) { add(out, rank, op.peer, op.blocks.count); }
+  constexpr void recv(const RecvOp& op)
+  {
+    add(in, op.peer, rank, op.blocks.count);
+    if (op.combine != Combine::copy) blocks += op.blocks.count;
+  }
+  constexpr void local(const LocalOp& op) { blocks += op.from.count; }
+  constexpr double time() const { return rank_step_time(*model, m, std::max(out.time(*model, m), in.time(*model, m)), blocks); }
+
+private:
+  constexpr void add(PortBusy& busy, std::size_t from, std::size_t to, std::size_t b)
+  {
+    if (from >= topo->size() || to >= topo->size()) return; // (the walk reports it)
+    const std::size_t h = topo->distance(from, to);
+    busy.add(*model, m, message_units(model->routing, b, 1, h), h);
+  }
+};
+
+/// A lower bound of step k's time, from one visit per class when the schedule states the
+/// step's symmetry (every kind of rank), else from rank 0: a few visits, no routing.
+template <class S, topology T>
+constexpr double step_lower_bound(const S& s, std::size_t k, const T& topo, const CostModel& model, double m)
+{
+  double bound = 0;
+  const auto of_rank = [&](std::size_t r) {
+    BoundVisitor<T> v{&topo, &model, m, r};
+    s.visit(r, k, v);
+    bound = std::max(bound, v.time());
+  };
+  if constexpr (symmetric_schedule<S>) {
+    const Symmetry sym = s.symmetry(k);
+    if (sym.stated() && sym.group.p == s.size()) {
+      for (std::size_t c = 0; c < sym.classes; ++c)
+        if (sym.cls[c].rep < s.size() && sym.cls[c].size(sym.group) > 0) of_rank(sym.cls[c].rep);
+      return bound;
+    }
+  }
+  if (s.size() > 0) of_rank(0);
+  return bound;
+}
+
 struct ReportSum {
   CostReport report;
   std::size_t blocks = 0;
@@ -218,10 +273,12 @@ constexpr CostReport estimate_every_rank(const S& s, const T& topo, const CostMo
 ///  - the steps' times add up in order and none is negative, so once the steps so far
 ///    reach `limit` the rest are never read (a ring algorithm's p - 1 steps against a
 ///    tree's log p);
-///  - a step whose every rank sends several messages on a network the schedule's
-///    translations do not preserve (the all-port hypercube alltoall on a ring, say) is
-///    first given a lower bound (its own hops, each message's load at least that of its
-///    family alone), and is enumerated only if the bounds do not reach `limit`.
+///  - a step that would be enumerated message by message or walked rank by rank (the
+///    all-port hypercube alltoall on a ring, a tree's wide steps on a mesh, a schedule
+///    that states no symmetry) is first given a lower bound from a few ranks' own
+///    messages: their hops, a load of 1 (or what the message's family alone gives), no
+///    routing. Only if the bounds do not reach `limit` is the estimate worked out exactly,
+///    from the start.
 /// What select() uses in constant evaluation to pass over candidates that cannot win; the
 /// time returned, when one is, is estimate()'s.
 template <schedule S, topology T>
@@ -244,15 +301,28 @@ constexpr std::optional<CostReport> estimate_unless_beyond(const S& s, const T& 
   if constexpr (symmetric_schedule<S>) {
     detail::SymmetricCost<T> sym(topo, model, m, step);
     sym.bound_only(true);
+    bool bounded = false; // a step walked rank by rank was only bounded
     for (std::size_t k = 0; k < s.num_steps(); ++k) {
       detail::StepTally t;
-      if (!sym.step(s, k, t)) t = detail::walk_step(s, k, step);
+      if (sym.step(s, k, t)) {
+      } else if (model.half_duplex) { // (whose busy time the bound does not follow)
+        t = detail::walk_step(s, k, step);
+      } else {
+        t.time = detail::step_lower_bound(s, k, topo, model, m);
+        bounded = true;
+      }
       sum.add(t);
       if (beyond(sum.report.time)) return std::nullopt;
     }
-    if (!sym.inexact()) return sum.done(m);
+    if (!sym.inexact() && !bounded) return sum.done(m);
     return detail::estimate_by_classes(s, topo, model, m);
   } else {
+    // Every step bounded first (a few visits, no routing), then walked rank by rank.
+    double bound = 0;
+    for (std::size_t k = 0; k < s.num_steps() && !model.half_duplex; ++k) {
+      bound += detail::step_lower_bound(s, k, topo, model, m);
+      if (beyond(bound)) return std::nullopt;
+    }
     for (std::size_t k = 0; k < s.num_steps(); ++k) {
       sum.add(detail::walk_step(s, k, step));
       if (beyond(sum.report.time)) return std::nullopt;

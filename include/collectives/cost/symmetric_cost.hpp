@@ -279,6 +279,7 @@ private:
     }
     if (one_family_partial(st, t)) return t;
     if (small_step(st, t)) return t;
+    if (bound_only_) return class_bound(st);
     return remembered(st, [&] { return enumerate(st); });
   }
 
@@ -1253,6 +1254,31 @@ private:
       busy.add(model_, m_, message_units(model_.routing, st.send[i].blocks, family_worst_bound(g, d), h), h);
     }
     return {rank_step_time(model_, m_, busy.time(model_, m_), st.local[0]), 0, 0, 0};
+  }
+
+  /// A lower bound of any step (bound_only()), for what would be enumerated: each class
+  /// representative's sends and first receive over their own hops with a load of 1, and
+  /// its local work.
+  constexpr StepTally class_bound(const RepStep& st)
+  {
+    inexact_ = true;
+    const RankGroup& g = st.sym.group;
+    double t = 0;
+    for (std::size_t c = 0; c < st.sym.classes; ++c) {
+      if (st.size[c] == 0) continue;
+      const std::size_t r = st.sym.cls[c].rep;
+      PortBusy out, in;
+      for (std::size_t i = st.send_at[c]; i < st.send_at[c + 1]; ++i) {
+        const std::size_t h = topo_->distance(r, g.plus(r, st.send[i].offset));
+        out.add(model_, m_, message_units(model_.routing, st.send[i].blocks, 1, h), h);
+      }
+      if (st.recvs[c] > 0) {
+        const std::size_t h = topo_->distance(g.plus(r, st.recv[c].offset), r);
+        in.add(model_, m_, message_units(model_.routing, st.recv[c].blocks, 1, h), h);
+      }
+      t = std::max(t, rank_step_time(model_, m_, std::max(out.time(model_, m_), in.time(model_, m_)), st.local[c]));
+    }
+    return {t, 0, 0, 0};
   }
 
   /// A worst load no message of the family r -> r + d (every r) has less of, when the

@@ -35,6 +35,17 @@ class Torus : public detail::ProductTopology<Torus<Z...>> {
   }
   static_assert(static_product() < dynamic_extent,
                 "collectives::Torus<Z...>: the number of nodes does not fit in std::size_t");
+  // Fully static: the strides as a table (a lookup, not a loop: the estimate's constant
+  // evaluation asks for them at every hop, and the compilers count every step).
+  static constexpr std::array<std::size_t, n_> static_strides_ = [] {
+    std::array<std::size_t, n_> s{};
+    std::size_t v = 1;
+    for (std::size_t i = n_; i-- > 0;) {
+      s[i] = v;
+      if (static_extents_[i] != dynamic_extent) v = detail::saturating_mul(v, static_extents_[i]);
+    }
+    return s;
+  }();
 
   template <std::size_t...> friend class Torus;
 
@@ -111,6 +122,7 @@ public:
   /// Rank distance between neighbours along dimension i (row-major).
   constexpr std::size_t stride(std::size_t i) const
   {
+    if constexpr (n_dynamic_ == 0) return static_strides_[i];
     std::size_t s = 1;
     for (std::size_t j = i + 1; j < n_; ++j) s *= extent(j);
     return s;
