@@ -18,6 +18,7 @@
 #include <collectives/topology.hpp>
 
 #include <cstddef>
+#include <utility>
 
 using namespace collectives;
 
@@ -170,4 +171,35 @@ TEST_CASE("machine terms: half-duplex ranks copy both directions, lanes time-sha
   // ... and the estimate stays a constant expression with them on.
   constexpr CostModel both{.t_s = 1, .t_w = 1, .half_duplex = true, .lanes = 2};
   STATIC_REQUIRE(estimate(PairwiseSchedule(4), FullyConnected<4>{}, both, 1).time == 3 * (1 + 2) * 2);
+}
+
+// The estimate's per-rank and per-link tables (detail::ZeroedArray): zeroed, copied deep,
+// moved, re-zeroed; at compile time (where it replaces std::vector to save the compilers'
+// steps) and at run time.
+namespace {
+constexpr bool zeroed_array_laws()
+{
+  detail::ZeroedArray<std::size_t> a;
+  bool ok = a.empty() && a.size() == 0 && a.data() == nullptr;
+  a.zero(5);
+  ok = ok && a.size() == 5 && a[0] == 0 && a[4] == 0;
+  a[2] = 7;
+  detail::ZeroedArray<std::size_t> b = a; // deep
+  b[2] = 9;
+  ok = ok && a[2] == 7 && b[2] == 9 && b.size() == 5;
+  detail::ZeroedArray<std::size_t> c = std::move(b);
+  ok = ok && b.empty() && c[2] == 9;
+  c = a;
+  ok = ok && c[2] == 7 && c.size() == 5;
+  c.zero(3);
+  ok = ok && c.size() == 3 && c[2] == 0 && a[2] == 7;
+  c.zero(0);
+  return ok && c.empty();
+}
+static_assert(zeroed_array_laws());
+} // namespace
+
+TEST_CASE("estimate tables: zeroed, copied deep, moved, re-zeroed", "[cost]")
+{
+  CHECK(zeroed_array_laws());
 }

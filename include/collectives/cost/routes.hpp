@@ -12,6 +12,7 @@
 // shared).
 
 #include <collectives/detail/require.hpp>
+#include <collectives/detail/zeroed_array.hpp>
 #include <collectives/topology/concepts.hpp>
 #include <collectives/topology/hypercube.hpp>
 #include <collectives/topology/route.hpp>
@@ -195,7 +196,7 @@ public:
   constexpr void next_step()
   {
     // Allocated at the first step walked (an estimate that walks none needs none).
-    if (keys_.empty()) keys_.assign(walker_.link_count() + 1, 0);
+    if (keys_.empty()) keys_.zero(walker_.link_count() + 1);
     base_ += p_; // steps x p stays far below 2^64 for any schedule one can walk
     most_ = 0;
     shared_ = false;
@@ -225,7 +226,7 @@ public:
   constexpr void seal(const Messages& messages)
   {
     if (!shared_) return;
-    if (counts_.empty()) counts_.resize(keys_.size());
+    if (counts_.empty()) counts_.zero(keys_.size());
     for (const auto& msg : messages) {
       const std::size_t key = base_ + msg.seq;
       walker_.walk(msg.from, msg.to, [&](std::size_t id) {
@@ -261,8 +262,8 @@ private:
   RouteWalker<Topo> walker_;
   bool distinct_;
   std::size_t p_;
-  std::vector<std::size_t> keys_;
-  std::vector<Count> counts_; // allocated at the first shared link
+  ZeroedArray<std::size_t> keys_;
+  ZeroedArray<Count> counts_; // allocated at the first shared link
   std::size_t base_ = 0;
   std::size_t most_ = 0;
   bool shared_ = false;

@@ -20,6 +20,7 @@
 
 #include <collectives/cost/model.hpp>
 #include <collectives/cost/routes.hpp>
+#include <collectives/detail/zeroed_array.hpp>
 #include <collectives/detail/require.hpp>
 #include <collectives/topology/concepts.hpp>
 
@@ -127,10 +128,12 @@ public:
   {
     // Allocated at the first step (an estimate whose steps are all symmetric needs none).
     if (mark_.empty()) {
-      send_.resize(p_);
-      recv_.resize(p_);
-      local_.assign(p_, 0);
-      mark_.assign(p_, 0);
+      send_.zero(p_);
+      recv_.zero(p_);
+      local_.zero(p_);
+      mark_.zero(p_);
+      touched_.reserve(p_); // (no regrowth: constant evaluation counts every copy)
+      messages_.reserve(p_);
     }
     ++stamp_;
     messages_.clear();
@@ -205,9 +208,9 @@ private:
   std::size_t p_;
   LinkLoad<Topo> load_;
   std::vector<CostMessage> messages_;
-  std::vector<PortBusy> send_, recv_; // zero between steps
-  std::vector<std::size_t> local_;    // zero between steps
-  std::vector<std::size_t> mark_;     // the stamp of the step that last touched the rank
+  ZeroedArray<PortBusy> send_, recv_; // zero between steps
+  ZeroedArray<std::size_t> local_;    // zero between steps
+  ZeroedArray<std::size_t> mark_;     // the stamp of the step that last touched the rank
   std::vector<std::size_t> touched_;  // ranks with messages or local work in this step
   std::size_t stamp_ = 0;
   std::size_t from_ = 0;

@@ -36,6 +36,7 @@
 #include <collectives/cost/step_cost.hpp>
 #include <collectives/cost/fully_connected.hpp>
 #include <collectives/detail/bits.hpp>
+#include <collectives/detail/zeroed_array.hpp>
 #include <collectives/schedule/schedule.hpp>
 #include <collectives/schedule/rings.hpp>
 #include <collectives/topology/concepts.hpp>
@@ -121,12 +122,14 @@ struct RepVisitor {
 class RangeMax {
 public:
   constexpr RangeMax() = default;
-  constexpr void build(const std::vector<std::size_t>& values)
+  /// Over value(0), ..., value(n - 1) (n >= 1).
+  template <class F>
+  constexpr void build(std::size_t n, F&& value)
   {
-    n_ = values.size();
+    n_ = n;
     levels_ = floor_log2(n_) + 1;
-    table_.assign(levels_ * n_, 0);
-    for (std::size_t i = 0; i < n_; ++i) table_[i] = values[i];
+    table_.zero(levels_ * n_);
+    for (std::size_t i = 0; i < n_; ++i) table_[i] = value(i);
     for (std::size_t l = 1; l < levels_; ++l) {
       const std::size_t half = std::size_t{1} << (l - 1);
       for (std::size_t i = 0; i + (half << 1) <= n_; ++i)
@@ -148,7 +151,7 @@ public:
 
 private:
   std::size_t n_ = 0, levels_ = 0;
-  std::vector<std::size_t> table_;
+  ZeroedArray<std::size_t> table_;
 };
 
 /// A message profile: hops and worst link load.
@@ -982,10 +985,7 @@ private:
   constexpr void hop_table(std::size_t d)
   {
     if (table_d_ == d) return;
-    std::vector<std::size_t> hops;
-    hops.reserve(p_);
-    for (std::size_t r = 0; r < p_; ++r) hops.push_back(cyclic_hops(r, d, p_));
-    table_.build(hops);
+    table_.build(p_, [&](std::size_t r) { return cyclic_hops(r, d, p_); });
     table_d_ = d;
   }
 
