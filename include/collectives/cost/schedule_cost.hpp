@@ -114,14 +114,14 @@ struct BoundVisitor {
     if (op.combine != Combine::copy) blocks += op.blocks.count;
   }
   constexpr void local(const LocalOp& op) { blocks += op.from.count; }
-  constexpr double time() const { return rank_step_time(*model, m, std::max(out.time(*model, m), in.time(*model, m)), blocks); }
+  /// (Not under half_duplex: there the walk's busy time is not the larger of the two.)
+  constexpr double time() const { return rank_step_time(*model, m, port_busy_time(*model, m, out, in), blocks); }
 
 private:
   constexpr void add(PortBusy& busy, std::size_t from, std::size_t to, std::size_t b)
   {
     if (from >= topo->size() || to >= topo->size()) return; // (the walk reports it)
-    const std::size_t h = topo->distance(from, to);
-    busy.add(*model, m, message_units(model->routing, b, 1, h), h);
+    add_unloaded(busy, *model, m, b, topo->distance(from, to));
   }
 };
 
@@ -304,12 +304,10 @@ constexpr std::optional<CostReport> estimate_unless_beyond(const S& s, const T& 
     bool bounded = false; // a step walked rank by rank was only bounded
     for (std::size_t k = 0; k < s.num_steps(); ++k) {
       detail::StepTally t;
-      if (sym.step(s, k, t)) {
-      } else if (model.half_duplex) { // (whose busy time the bound does not follow)
-        t = detail::walk_step(s, k, step);
-      } else {
-        t.time = detail::step_lower_bound(s, k, topo, model, m);
-        bounded = true;
+      if (!sym.step(s, k, t)) {
+        bounded = !model.half_duplex; // (whose busy time the bound does not follow)
+        if (bounded) t.time = detail::step_lower_bound(s, k, topo, model, m);
+        else t = detail::walk_step(s, k, step);
       }
       sum.add(t);
       if (beyond(sum.report.time)) return std::nullopt;

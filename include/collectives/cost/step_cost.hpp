@@ -77,6 +77,13 @@ struct PortBusy {
   }
 };
 
+/// A message's share of a lower bound of its rank's time (the bounds select() sums before
+/// working a step out: schedule_cost.hpp): its hops, and a load of 1.
+constexpr void add_unloaded(PortBusy& busy, const CostModel& model, double m, std::size_t blocks, std::size_t hops)
+{
+  busy.add(model, m, message_units(model.routing, blocks, 1, hops), hops);
+}
+
 /// A rank's busy time from its sends and receives: the slower of the two, or under
 /// half_duplex the slower start-ups plus both word times.
 constexpr double port_busy_time(const CostModel& model, double m, const PortBusy& send, const PortBusy& recv)

@@ -1268,15 +1268,11 @@ private:
       if (st.size[c] == 0) continue;
       const std::size_t r = st.sym.cls[c].rep;
       PortBusy out, in;
-      for (std::size_t i = st.send_at[c]; i < st.send_at[c + 1]; ++i) {
-        const std::size_t h = topo_->distance(r, g.plus(r, st.send[i].offset));
-        out.add(model_, m_, message_units(model_.routing, st.send[i].blocks, 1, h), h);
-      }
-      if (st.recvs[c] > 0) {
-        const std::size_t h = topo_->distance(g.plus(r, st.recv[c].offset), r);
-        in.add(model_, m_, message_units(model_.routing, st.recv[c].blocks, 1, h), h);
-      }
-      t = std::max(t, rank_step_time(model_, m_, std::max(out.time(model_, m_), in.time(model_, m_)), st.local[c]));
+      for (std::size_t i = st.send_at[c]; i < st.send_at[c + 1]; ++i)
+        add_unloaded(out, model_, m_, st.send[i].blocks, topo_->distance(r, g.plus(r, st.send[i].offset)));
+      if (st.recvs[c] > 0)
+        add_unloaded(in, model_, m_, st.recv[c].blocks, topo_->distance(g.plus(r, st.recv[c].offset), r));
+      t = std::max(t, rank_step_time(model_, m_, port_busy_time(model_, m_, out, in), st.local[c]));
     }
     return {t, 0, 0, 0};
   }
