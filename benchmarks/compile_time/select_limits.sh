@@ -7,6 +7,8 @@
 #   bash benchmarks/compile_time/select_limits.sh                 # g++ and clang++
 #   COMPILERS=g++ bash benchmarks/compile_time/select_limits.sh
 #   EXTRA=-fconstexpr-steps=33554432 COMPILERS=clang++ bash …     # with a raised limit
+#   MIN_STEPS=1 COMPILERS=clang++ bash …   # and, for each case that fails, the smallest
+#                                          # -fconstexpr-steps that compiles it (within 3 %)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 include=$(cd "$here/../../include" && pwd)
@@ -28,6 +30,16 @@ for cxx in ${COMPILERS:-g++ clang++}; do
         >/dev/null 2>&1; then verdict=ok; else verdict=FAIL; fi
       end=$(date +%s.%N)
       printf '%s %2d %-14s %s %.1fs\n' "$cxx" "$i" "$topo" "$verdict" "$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')"
+      if [[ $verdict == FAIL && ${MIN_STEPS:-} == 1 && $cxx == clang* ]]; then
+        lo=1048576 hi=67108864 # (bisection in log scale: a passing limit stays in hi)
+        while ((hi > lo * 103 / 100)); do
+          mid=$(awk -v a="$lo" -v b="$hi" 'BEGIN { printf "%d", sqrt(a * b) }')
+          if "$cxx" -std=c++20 -I"$include" -I"$boost" -fconstexpr-steps="$mid" -DINDEX="$i" -DTOPOLOGY="$topo" \
+            -fsyntax-only "$tu" >/dev/null 2>&1; then hi=$mid; else lo=$mid; fi
+        done
+        printf '%s %2d %-14s needs -fconstexpr-steps=%d (%.2fx the default)\n' "$cxx" "$i" "$topo" "$hi" \
+          "$(awk -v h="$hi" 'BEGIN { print h / 1048576 }')"
+      fi
     done
   done
 done
