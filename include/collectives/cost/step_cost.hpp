@@ -20,8 +20,8 @@
 
 #include <collectives/cost/model.hpp>
 #include <collectives/cost/routes.hpp>
-#include <collectives/detail/zeroed_array.hpp>
 #include <collectives/detail/require.hpp>
+#include <collectives/detail/zeroed_array.hpp>
 #include <collectives/topology/concepts.hpp>
 
 #include <algorithm>
