@@ -159,6 +159,26 @@ TEST_CASE("alltoall_hypercube: the all-port table holds (a)-(c) at run time", "[
   CHECK(rejects_broken_tables());
 }
 
+TEST_CASE("alltoall_hypercube: crossings_before counts the crossings round_of places before round k", "[alltoall][hypercube]")
+{
+  // Every relative address and round up to n = 10 (p = 1024, what compile-time select
+  // visits), against the definition.
+  for (std::size_t n = 0; n <= (testing::sanitized ? 8 : 10); ++n) {
+    const AllPortTable t(n);
+    std::size_t wrong = 0;
+    for (std::size_t r = 0; r < (std::size_t{1} << n); ++r)
+      for (std::size_t k = 0; k <= t.rounds(); ++k) {
+        std::size_t want = 0;
+        for (std::size_t d = 0; d < n; ++d) want += ((r >> d) & 1u) != 0 && t.round_of(r, d) < k ? 1 : 0;
+        wrong += t.crossings_before(r, k) == want ? 0 : 1;
+      }
+    INFO("n = " << n);
+    CHECK(wrong == 0);
+  }
+  static_assert(AllPortTable(4).crossings_before(0b1011, 0) == 0);
+  static_assert(AllPortTable(4).crossings_before(0b1011, 8) == 3);
+}
+
 TEST_CASE("alltoall_hypercube: both schedules verify for p = 2^d up to 512 (256 under the sanitizers)", "[alltoall][hypercube]")
 {
   // (To 256 under the sanitizers: the verifier is single-threaded arithmetic, and the gcc

@@ -17,8 +17,10 @@
 
 #include <boost/hana/for_each.hpp>
 
+#include <array>
 #include <bit>
 #include <cstddef>
+#include <initializer_list>
 #include <type_traits>
 #include <typeinfo>
 #include <string>
@@ -147,6 +149,76 @@ std::size_t check_on(const T& topo)
   return check_on(topo, topo);
 }
 
+/// One message r -> r + d from each rank of some runs of ranks (the senders), stating its
+/// step as the runs of ranks that do the same (send, receive or both, and local work or
+/// not): the steps that the estimate works out line by line on rings and 2-D tori
+/// (line_worst) and on hypercubes (hops over runs), for any runs, not only those the
+/// library's schedules make. The first run
+/// also does local work, so that its own messages' time counts (not only the slowest's).
+struct RunsShift {
+  std::size_t p = 1, d = 1, blocks = 1;
+  std::array<bool, 128> sends{}, works{};
+
+  constexpr std::size_t size() const { return p; }
+  constexpr std::size_t num_steps() const { return 1; }
+  constexpr std::size_t scratch_blocks() const { return 0; }
+  constexpr ScanOp operation() const { return {p, false, false}; }
+  constexpr bool receives(std::size_t r) const { return sends[(r + p - d) % p]; }
+  constexpr std::size_t what(std::size_t r) const
+  {
+    return (sends[r] ? 1 : 0) + (receives(r) ? 2 : 0) + (works[r] ? 4 : 0);
+  }
+  constexpr Symmetry symmetry(std::size_t) const
+  {
+    Symmetry s = Symmetry::in(RankGroup::cyclic(p));
+    std::size_t start = 0; // a rank whose left neighbour does something else (or 0)
+    while (start < p && what(start) == what((start + p - 1) % p)) ++start;
+    if (start == p) return what(0) == 0 ? s : s.with(RankClass::run(0, p));
+    for (std::size_t i = 0; i < p;) {
+      const std::size_t first = (start + i) % p;
+      std::size_t n = 1;
+      while (i + n < p && what((start + i + n) % p) == what(first)) ++n;
+      if (what(first) != 0) s = s.with(RankClass::run(first, n));
+      i += n;
+    }
+    return s;
+  }
+  template <class V>
+  constexpr void visit(std::size_t r, std::size_t, V& v) const
+  {
+    if (sends[r]) v.send({(r + d) % p, contiguous(Buffer::input, 0, blocks)});
+    if (receives(r)) v.recv({(r + p - d) % p, contiguous(Buffer::output, 0, blocks)});
+    if (works[r]) v.local({contiguous(Buffer::input, 0, blocks), contiguous(Buffer::output, 0, blocks)});
+  }
+};
+
+/// RunsShift on `net` for every offset and the given runs of senders: the estimate by
+/// classes against the walk, under every model. Returns the steps compared (a step of more
+/// classes than a Symmetry holds is not stated, so not compared).
+template <class N>
+std::size_t check_runs(const N& net, std::initializer_list<std::pair<std::size_t, std::size_t>> runs)
+{
+  const std::size_t p = net.size();
+  std::size_t compared = 0;
+  for (std::size_t d = 1; d < p; ++d) {
+    RunsShift s{p, d, 3, {}, {}};
+    for (auto [first, n] : runs)
+      for (std::size_t j = 0; j < n; ++j) s.sends[(first + j) % p] = true;
+    for (std::size_t j = 0; j < runs.begin()->second; ++j) s.works[(runs.begin()->first + j) % p] = true;
+    if (!s.symmetry(0).stated()) continue;
+    for (const CostModel& model : models) {
+      const CostReport got = detail::estimate_by_classes(s, net, model, 96);
+      const CostReport want = estimate_every_rank(s, net, model, 96);
+      INFO(describe(net) << ", d = " << d << ", ports " << (model.ports == Ports::one ? "one" : "all"));
+      CHECK(got.time == want.time);
+      CHECK(got.congestion == want.congestion);
+      CHECK(got.messages == want.messages);
+    }
+    ++compared;
+  }
+  return compared;
+}
+
 } // namespace
 
 TEST_CASE("symmetric estimate: rings, every p up to 9 and some larger", "[cost][symmetry]")
@@ -185,4 +257,38 @@ TEST_CASE("symmetric estimate: meshes and tori, and their schedules on other net
   CHECK(check_on(Torus{2, 2, 4}) > 0);
   CHECK(check_on(Torus{2, 2, 2, 2}) > 0);
   CHECK(check_on(Torus{3, 1, 3}) > 0);
+}
+
+TEST_CASE("symmetric estimate: runs of senders shifted along rings and 2-D tori", "[cost][symmetry]")
+{
+  const std::pair<std::size_t, std::size_t> shapes[] = {{2, 3}, {3, 4}, {4, 3}, {4, 5}, {5, 4}, {3, 7}, {6, 6}, {2, 8}};
+  for (auto [r, c] : shapes) {
+    const std::size_t p = r * c;
+    INFO("mesh " << r << " x " << c);
+    const Mesh<> net{r, c};
+    std::size_t compared = 0;
+    for (std::size_t first = 0; first < p; ++first)
+      for (std::size_t n : {std::size_t{1}, std::size_t{2}, c - 1, c, c + 1, p / 2, p - c, p - 1}) {
+        if (n == 0 || n >= p) continue;
+        compared += check_runs(net, {{first, n}});
+        compared += check_runs(Ring<>{p}, {{first, n}});
+        // A second run somewhere else (overlapping or not: the senders are the union).
+        compared += check_runs(net, {{first, n}, {(first + n + 1 + first % 3) % p, 1 + (first + n) % c}});
+      }
+    CHECK(compared > p * p);
+  }
+  // Hypercubes: every family r -> r + d shares no link under E-cube routing; the hops over
+  // a run are worked out per run (d a power of two) or from a table (runs above 64 ranks).
+  for (std::size_t p : {8, 32, 128}) {
+    INFO("hypercube of " << p);
+    const auto net = Hypercube<>::of_size(p);
+    std::size_t compared = 0;
+    for (std::size_t first : {std::size_t{0}, std::size_t{1}, p / 2 - 1, p / 2, p - 3, p - 1})
+      for (std::size_t n : {std::size_t{1}, std::size_t{3}, p / 4 + 1, p / 2, p - 2, std::size_t{65}, std::size_t{100}}) {
+        if (n >= p) continue;
+        compared += check_runs(net, {{first, n}});
+        compared += check_runs(net, {{first, n}, {(first + n + 2) % p, 1 + first % 5}});
+      }
+    CHECK(compared > 4 * p);
+  }
 }

@@ -22,9 +22,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <collectives/detail/bits.hpp>
 #include <collectives/topology.hpp>
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -666,4 +668,25 @@ TEST_CASE("topology laws: bad parameters throw std::invalid_argument naming the 
   CHECK_THROWS_WITH((Hypercube<>::of_dims(3).rank_of(std::array<size_t, 3>{0, 2, 0})), Contains("coordinate out of range"));
   CHECK_THROWS_AS(Ring<>{5}.check_rank(5), std::out_of_range);
   CHECK_NOTHROW(Ring<>{5}.check_rank(4));
+}
+
+TEST_CASE("topology laws: the library's bit arithmetic agrees with <bit>", "[topology][laws]")
+{
+  // detail::popcount, countr_zero and bit_width are the compilers' builtins (cheaper in
+  // constant evaluation); they must give <bit>'s answers, 0 and the top bit included.
+  std::vector<std::size_t> values{0, 1, 2, 3, std::numeric_limits<std::size_t>::max()};
+  for (std::size_t b = 0; b < std::numeric_limits<std::size_t>::digits; ++b)
+    for (std::size_t x : {std::size_t{1} << b, (std::size_t{1} << b) - 1, (std::size_t{1} << b) + 1,
+                          (std::size_t{1} << b) ^ 0x5555555555555555u})
+      values.push_back(x);
+  for (std::size_t x : values) {
+    INFO("x = " << x);
+    CHECK(detail::popcount(x) == static_cast<std::size_t>(std::popcount(x)));
+    CHECK(detail::countr_zero(x) == static_cast<std::size_t>(std::countr_zero(x)));
+    CHECK(detail::bit_width(x) == static_cast<std::size_t>(std::bit_width(x)));
+    CHECK(detail::is_power_of_two(x) == std::has_single_bit(x));
+    CHECK(detail::pow2_floor(x) == std::bit_floor(x));
+  }
+  static_assert(detail::popcount(0b1011) == 3 && detail::countr_zero(8) == 3 && detail::bit_width(8) == 4);
+  static_assert(detail::countr_zero(0) == std::numeric_limits<std::size_t>::digits && detail::bit_width(0) == 0);
 }

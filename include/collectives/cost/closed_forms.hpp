@@ -581,7 +581,7 @@ constexpr double reduce_hypercube_hypercube(const CostModel& c, std::size_t p, d
 {
   detail_cf::check_pow2(p, m);
   detail::require(root < p, "collectives::closed_form: the root is not a rank");
-  const double extra = commutative ? 0 : detail::cf_d(static_cast<std::size_t>(std::popcount(root)));
+  const double extra = commutative ? 0 : detail::cf_d(detail::popcount(root));
   const double n = detail::cf_d(detail::floor_log2(p));
   return evaluate(messages(n, m, 1) + local_words(m + n * m) + detail_cf::extra_to_root(m, extra), c);
 }
@@ -808,7 +808,7 @@ constexpr double shift_hypercube_sf_hypercube(const CostModel& c, std::size_t p,
   detail_cf::check_pow2(p, m);
   const std::size_t s = detail_cf::reduce_q(q, p);
   if (s == 0) return evaluate(local_words(m), c);
-  auto steps_for = [](std::size_t x) { return 2 * static_cast<std::size_t>(std::popcount(x)) - (x & 1u); };
+  auto steps_for = [](std::size_t x) { return 2 * detail::popcount(x) - (x & 1u); };
   const std::size_t fwd = steps_for(s), back = steps_for(p - s);
   return evaluate(messages(detail::cf_d(fwd <= back ? fwd : back), m, 1), c);
 }

@@ -11,6 +11,7 @@
 // count loads and find each route's worst link (in most steps of most schedules no link is
 // shared).
 
+#include <collectives/detail/bits.hpp>
 #include <collectives/detail/require.hpp>
 #include <collectives/detail/zeroed_array.hpp>
 #include <collectives/topology/concepts.hpp>
@@ -20,7 +21,6 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cstddef>
 #include <tuple>
 #include <type_traits>
@@ -104,7 +104,7 @@ public:
     std::size_t at = from;
     std::size_t hops = 0;
     for (std::size_t diff = from ^ to; diff != 0; diff &= diff - 1, ++hops) {
-      const auto bit = static_cast<std::size_t>(std::countr_zero(diff));
+      const auto bit = detail::countr_zero(diff);
       f(at * dims + bit);
       at ^= std::size_t{1} << bit;
     }

@@ -205,7 +205,7 @@ struct RankClass {
   constexpr std::size_t size(const RankGroup& g) const
   {
     // Unused digits count 1.
-    return g.kind == RankGroup::Kind::bits ? std::size_t{1} << std::popcount(free)
+    return g.kind == RankGroup::Kind::bits ? std::size_t{1} << detail::popcount(free)
                                            : count[0] * count[1] * count[2] * count[3];
   }
   /// Translation number `j` of the class (0 <= j < size(g); 0 is rep itself).

@@ -3,12 +3,12 @@
 // ProductTopology; what differs is that the number of dimensions itself may be a run-time
 // value, and that dimension i is bit i of the rank (neighbour = rank XOR 2^i).
 
+#include <collectives/detail/bits.hpp>
 #include <collectives/detail/require.hpp>
 #include <collectives/topology/extents.hpp>
 #include <collectives/topology/product.hpp>
 
 #include <array>
-#include <bit>
 #include <concepts>
 #include <cstddef>
 
@@ -75,8 +75,8 @@ public:
   /// a compile error when constant).
   static constexpr Hypercube of_size(std::size_t p)
   {
-    detail::require(p != 0 && std::has_single_bit(p), "collectives::Hypercube::of_size: p must be a power of two");
-    return of_dims(static_cast<std::size_t>(std::countr_zero(p)));
+    detail::require(detail::is_power_of_two(p), "collectives::Hypercube::of_size: p must be a power of two");
+    return of_dims(detail::countr_zero(p));
   }
 
   constexpr std::size_t ndims() const noexcept
@@ -98,7 +98,7 @@ public:
   /// Hamming distance.
   constexpr std::size_t distance(std::size_t a, std::size_t b) const noexcept
   {
-    return static_cast<std::size_t>(std::popcount(a ^ b));
+    return detail::popcount(a ^ b);
   }
   /// E-cube: flip the lowest differing bit.
   constexpr std::size_t next_hop(std::size_t from, std::size_t to) const noexcept
@@ -110,7 +110,7 @@ public:
   /// Dense id of the directed link from -> to (neighbours): from * ndims() + dimension.
   constexpr std::size_t link_index(std::size_t from, std::size_t to) const noexcept
   {
-    return from * ndims() + static_cast<std::size_t>(std::countr_zero(from ^ to));
+    return from * ndims() + detail::countr_zero(from ^ to);
   }
   /// One more than the largest link_index.
   constexpr std::size_t link_count_bound() const noexcept { return size() * ndims(); }

@@ -44,7 +44,6 @@
 #include <collectives/schedule/schedule.hpp>
 #include <collectives/topology/concepts.hpp>
 
-#include <bit>
 #include <cstddef>
 #include <vector>
 
@@ -181,6 +180,32 @@ public:
     return m >> 1;
   }
 
+  /// How many of relative address r's crossings come before round k: the 1-bits d of r
+  /// with round_of(r, d) < k. In O(1), as every visit of AllPortSchedule counts these for
+  /// n addresses: round_of(r, d) < k exactly when m_d < K = 2k + 1, where m_d is r with
+  /// bits 0 and d swapped and bit d + 1 flipped (d + 1 < n). Bit d of r is 1, so the swap
+  /// makes A = r | 1 and, when bit 0 of r is 0, clears bit d: m_d is A with the flips
+  /// 2^(d+1) (r odd) or 3 2^d (r even), whose top bit is e = d + 1; d = n - 1 has no
+  /// flip of its own. A ^ F against K: with t the top bit of A ^ K, a flip whose top bit is
+  /// above t is below K when A has that bit; one below t, when A < K; one at t is compared.
+  constexpr std::size_t crossings_before(std::size_t r, std::size_t k) const
+  {
+    if (n_ == 0 || r == 0) return 0;
+    const std::size_t big = 2 * k + 1, a = r | 1u, odd = r & 1u;
+    const std::size_t last = std::size_t{1} << (n_ - 1);
+    auto flip = [&](std::size_t e) { return odd != 0 ? std::size_t{1} << e : std::size_t{3} << (e - 1); };
+    auto below = [](std::size_t x) { return (std::size_t{1} << x) - 1; }; // bits under x
+    const std::size_t tops = (r & (last - 1)) << 1; // e = d + 1 for the 1-bits d < n - 1
+    std::size_t count = (r & last) != 0 && (odd != 0 ? a : a ^ last) < big ? 1 : 0;
+    const std::size_t h = a ^ big;
+    if (h == 0) return count + detail::popcount(tops & a);
+    const std::size_t t = detail::floor_log2(h);
+    count += detail::popcount(tops & a & ~below(t + 1));
+    if (((a >> t) & 1u) == 0) count += detail::popcount(tops & below(t));
+    if (((tops >> t) & 1u) != 0 && (a ^ flip(t)) < big) ++count;
+    return count;
+  }
+
 private:
   std::size_t n_;
 };
@@ -280,10 +305,8 @@ public:
       const std::size_t r = t.entry(k, j);
       // Crossings of r's blocks before round k, and in all: every rank has made the same
       // ones, so both partners agree on where the block is read and written.
-      std::size_t done = 0;
-      for (std::size_t d = 0; d < n; ++d)
-        if (((r >> d) & 1u) != 0 && t.round_of(r, d) < k) ++done;
-      const auto total = static_cast<std::size_t>(std::popcount(r));
+      const std::size_t done = t.crossings_before(r, k);
+      const auto total = detail::popcount(r);
       const std::size_t peer = x ^ (std::size_t{1} << j);
       v.send({peer, location(r, done, total, x)});
       v.recv({peer, location(r, done + 1, total, x)});

@@ -27,7 +27,6 @@
 #include <collectives/schedule/pattern.hpp>
 #include <collectives/topology/concepts.hpp>
 
-#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -99,7 +98,7 @@ public:
     }
     // Find the phase (bit j of amount_, highest first) and the hop within it.
     std::size_t j = 0, hop = 0, at = 0;
-    for (auto b = static_cast<std::size_t>(std::bit_width(amount_)); b-- > 0;) {
+    for (auto b = detail::bit_width(amount_); b-- > 0;) {
       if (((amount_ >> b) & 1u) == 0) continue;
       const std::size_t len = b == 0 ? 1 : 2;
       if (step < at + len) {
@@ -136,7 +135,7 @@ private:
   /// Steps of a phase sequence shifting by x: two per set bit, one for bit 0.
   static constexpr std::size_t steps_for(std::size_t x)
   {
-    return 2 * static_cast<std::size_t>(std::popcount(x)) - (x & 1u);
+    return 2 * detail::popcount(x) - (x & 1u);
   }
 
   std::size_t p_;
