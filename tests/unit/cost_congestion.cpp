@@ -17,6 +17,7 @@
 #include <collectives/cost/schedule_cost.hpp>
 #include <collectives/topology.hpp>
 
+#include <cmath>
 #include <cstddef>
 #include <utility>
 
@@ -147,6 +148,11 @@ TEST_CASE("machine terms: half-duplex ranks copy both directions, lanes time-sha
     CostModel half = one_port;
     half.half_duplex = true;
     CHECK(estimate(s, net, half, m).time == steps * (1 + 2 * m));
+    // ... added up, never as a start-up worked out by subtraction: a word time beyond the
+    // doubles is an infinite time, not NaN.
+    CostModel huge = half;
+    huge.t_w = 1e300;
+    CHECK(std::isinf(estimate(s, net, huge, 1e15).time));
     // Lanes: p ranks busy 1 + m each on `lanes` cores take p / lanes times as long; as
     // many lanes as ranks (or more, or 0) change nothing.
     for (std::size_t lanes : {std::size_t{1}, std::size_t{2}, std::size_t{3}, p, p + 1, std::size_t{0}}) {

@@ -85,13 +85,14 @@ constexpr void add_unloaded(PortBusy& busy, const CostModel& model, double m, st
 }
 
 /// A rank's busy time from its sends and receives: the slower of the two, or under
-/// half_duplex the slower start-ups plus both word times.
+/// half_duplex the slower start-ups plus both word times. That is the larger of the sends'
+/// time plus the receives' word time and the other way round, which is how it is added up:
+/// a start-up taken as time - word time would be NaN for an infinite word time.
 constexpr double port_busy_time(const CostModel& model, double m, const PortBusy& send, const PortBusy& recv)
 {
   const double ts = send.time(model, m), tr = recv.time(model, m);
   if (!model.half_duplex) return std::max(ts, tr);
-  const double ws = send.word_time(model, m), wr = recv.word_time(model, m);
-  return std::max(ts - ws, tr - wr) + ws + wr;
+  return std::max(ts + recv.word_time(model, m), tr + send.word_time(model, m));
 }
 
 /// A rank's step time: its busy time plus t_r m per block of local work (none added when
