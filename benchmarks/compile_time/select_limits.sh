@@ -7,8 +7,9 @@
 #   bash benchmarks/compile_time/select_limits.sh                 # g++ and clang++
 #   COMPILERS=g++ bash benchmarks/compile_time/select_limits.sh
 #   EXTRA=-fconstexpr-steps=33554432 COMPILERS=clang++ bash …     # with a raised limit
-#   MIN_STEPS=1 COMPILERS=clang++ bash …   # and, for each case that fails, the smallest
-#                                          # -fconstexpr-steps that compiles it (within 3 %)
+#   MIN_STEPS=1 COMPILERS=clang++ bash …   # and, for each case, the smallest
+#                                          # -fconstexpr-steps that compiles it (within 3 %):
+#                                          # how much of the default a case uses, or needs
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 include=$(cd "$here/../../include" && pwd)
@@ -30,8 +31,9 @@ for cxx in ${COMPILERS:-g++ clang++}; do
         >/dev/null 2>&1; then verdict=ok; else verdict=FAIL; fi
       end=$(date +%s.%N)
       printf '%s %2d %-14s %s %.1fs\n' "$cxx" "$i" "$topo" "$verdict" "$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')"
-      if [[ $verdict == FAIL && ${MIN_STEPS:-} == 1 && $cxx == clang* ]]; then
-        lo=1048576 hi=67108864 # (bisection in log scale: a passing limit stays in hi)
+      if [[ ${MIN_STEPS:-} == 1 && $cxx == clang* ]]; then
+        # (Bisection in log scale: a passing limit stays in hi.)
+        if [[ $verdict == FAIL ]]; then lo=1048576 hi=67108864; else lo=1024 hi=1048576; fi
         while ((hi > lo * 103 / 100)); do
           mid=$(awk -v a="$lo" -v b="$hi" 'BEGIN { printf "%d", sqrt(a * b) }')
           if "$cxx" -std=c++20 -I"$include" -I"$boost" -fconstexpr-steps="$mid" -DINDEX="$i" -DTOPOLOGY="$topo" \
