@@ -1201,11 +1201,12 @@ private:
           for (std::size_t y = 0; y < x; ++y) again = again || rows[y] == i;
           if (i < top || i > bottom || again) continue;
           const std::size_t ja = std::max(run.lo, i * C) - i * C, jb = std::min(run.hi, i * C + C) - i * C;
+          const std::size_t n_arcs = len_c > 0 ? row_arcs(i) : 0;
           for (std::size_t kd = 0; kd < 2; ++kd) {
             const std::size_t u = kd == 0 ? ja : std::max(ja, C - b), v = kd == 0 ? std::min(jb, C - b) : jb;
             if (u >= v) continue;
             has[kd] = true;
-            if (len_c > 0) worst[kd] = std::max(worst[kd], line_worst(C, len_c, plus_c, arcs, row_arcs(i), u, v - u));
+            if (len_c > 0) worst[kd] = std::max(worst[kd], line_worst(C, len_c, plus_c, arcs, n_arcs, u, v - u));
           }
         }
         // Along columns: one column from each stretch where nothing changes.
