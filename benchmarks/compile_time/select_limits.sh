@@ -7,6 +7,7 @@
 #   bash benchmarks/compile_time/select_limits.sh                 # g++ and clang++
 #   COMPILERS=g++ bash benchmarks/compile_time/select_limits.sh
 #   EXTRA=-fconstexpr-steps=33554432 COMPILERS=clang++ bash …     # with a raised limit
+#   TOPOLOGIES='Ring<1000> Mesh<16,64>' bash …                     # other topologies
 #   MIN_STEPS=1 COMPILERS=clang++ bash …   # and, for each case, the smallest
 #                                          # -fconstexpr-steps that compiles it (within 3 %):
 #                                          # how much of the default a case uses, or needs
@@ -25,7 +26,7 @@ static_assert(select<all_collectives[INDEX]>(TOPOLOGY{}, model, problem).found()
 EOF
 for cxx in ${COMPILERS:-g++ clang++}; do
   for i in $(seq 0 11); do
-    for topo in 'Hypercube<10>' 'Ring<1024>' 'Mesh<32,32>'; do
+    for topo in ${TOPOLOGIES:-'Hypercube<10>' 'Ring<1024>' 'Mesh<32,32>'}; do
       start=$(date +%s.%N)
       if "$cxx" -std=c++20 -I"$include" -I"$boost" ${EXTRA:-} -DINDEX="$i" -DTOPOLOGY="$topo" -fsyntax-only "$tu" \
         >/dev/null 2>&1; then verdict=ok; else verdict=FAIL; fi
