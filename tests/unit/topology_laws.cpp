@@ -11,7 +11,9 @@
 //  - num_links counts the ordered pairs that are links, and the closed forms hold;
 //  - bisection_width closed forms, and brute force over all balanced bipartitions;
 //  - static and dynamic twins give identical answers;
-//  - bad parameters throw std::invalid_argument naming the problem.
+//  - bad parameters throw std::invalid_argument naming the problem;
+//  - the bit arithmetic the topologies and the estimate share (detail/bits.hpp, the
+//    compilers' builtins) gives <bit>'s answers.
 //
 // Every law is checked by a plain function that returns the first violation as text
 // (empty when none), so that the sweep costs one Catch assertion per topology. The sweep
