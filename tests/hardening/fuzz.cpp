@@ -184,6 +184,7 @@ struct Case {
          ", root " + std::to_string(root) + ", q = " + std::to_string(q) + ", " + place_names[static_cast<int>(place)] +
          (call == Call::alltoallv ? (packed ? ", packed" : ", displacements with gaps") : "") +
          ", eager " + std::to_string(options.eager_bytes) + ", channel " + std::to_string(options.channel_bytes) +
+         ", share " + std::to_string(options.share_chunk) +
          ", faults {seed " + std::to_string(faults.seed) + ", delay " + std::to_string(faults.max_delay_us) +
          " us, permute " + std::to_string(faults.permute) + ", split " + std::to_string(faults.split) +
          (faults.fail_rank != Faults::no_rank
@@ -770,8 +771,10 @@ Case draw(std::uint64_t seed, std::uint64_t number)
   c.pick = rng.next();
   switch (rng.below(3)) {
   case 0: break; // defaults: 4 KiB eager
-  case 1: c.options = threads::Options{.eager_bytes = 64, .channel_bytes = 512, .spin = 16}; break;
-  default: c.options = threads::Options{.eager_bytes = 256, .channel_bytes = 0, .spin = 0}; break;
+  // Large messages shared in small chunks (also with more ranks than cores, where the
+  // default never shares).
+  case 1: c.options = threads::Options{.eager_bytes = 64, .channel_bytes = 512, .spin = 16, .share_chunk = 40}; break;
+  default: c.options = threads::Options{.eager_bytes = 256, .channel_bytes = 0, .spin = 0, .share_chunk = 1024}; break;
   }
   c.faults.seed = rng.next();
   const std::size_t delay = rng.below(4);

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -156,7 +157,10 @@ TEST_CASE("threads: gather and scatter lists of different shapes", "[threads]")
   const std::vector<std::vector<std::size_t>> shapes = {
     {23}, {1, 22}, {0, 5, 0, 18, 0}, {7, 7, 7, 2}, std::vector<std::size_t>(23, 1), {22, 0, 1},
   };
-  threads::Team team{2};
+  // The defaults (eager), and single copy shared in chunks of 3 bytes, so chunks cut
+  // pieces of both sides every which way too.
+  const auto options = GENERATE(threads::Options{}, (threads::Options{.eager_bytes = 1, .share_chunk = 3}));
+  threads::Team team{2, options};
   std::vector<Notes> notes;
   run_noting(team, notes, [&](threads::Endpoint& ep, Notes& n) {
     const std::size_t me = ep.rank(), peer = 1 - me;
@@ -470,6 +474,118 @@ TEST_CASE("threads: a failing team never frees memory a receiver is still copyin
                                  }),
                       "rank 0 fails");
     check_no_errors(notes);
+  }
+}
+
+namespace {
+
+/// A combine of doubles (dst += src) that notes which threads ran it, whether every call
+/// was cut at whole elements, and can wait or throw on a chosen thread.
+struct SharedAdd {
+  std::atomic<std::thread::id> receiver{}, helper{};
+  std::atomic<int> helper_calls{0}, receiver_calls{0}, misaligned{0};
+  std::atomic<bool> throw_on_helper{false}, throw_on_receiver{false};
+  const std::byte* base = nullptr;
+  std::chrono::microseconds receiver_pause{0};
+
+  static void fn(const void* ctx, std::byte* dst, const std::byte* src, std::size_t bytes)
+  {
+    auto& self = *static_cast<SharedAdd*>(const_cast<void*>(ctx));
+    const bool on_receiver = std::this_thread::get_id() == self.receiver.load();
+    (on_receiver ? self.receiver_calls : self.helper_calls).fetch_add(1);
+    if (!on_receiver) self.helper.store(std::this_thread::get_id());
+    if (bytes % sizeof(double) != 0 || (dst - self.base) % sizeof(double) != 0) self.misaligned.fetch_add(1);
+    if (on_receiver ? self.throw_on_receiver.load() : self.throw_on_helper.load())
+      throw std::runtime_error(on_receiver ? "combine fails on the receiver" : "combine fails on the helper");
+    if (on_receiver && self.receiver_pause.count() != 0) std::this_thread::sleep_for(self.receiver_pause);
+    for (std::size_t i = 0; i < bytes / sizeof(double); ++i) {
+      double a, b;
+      std::memcpy(&a, dst + i * sizeof(double), sizeof a);
+      std::memcpy(&b, src + i * sizeof(double), sizeof b);
+      a += b;
+      std::memcpy(dst + i * sizeof(double), &a, sizeof a);
+    }
+  }
+};
+
+/// Rank 1 sends n doubles (3 pieces) to rank 0, which combines them into its own (4
+/// pieces) with `add`, declaring grain `grain`; returns rank 0's result.
+std::vector<double> combine_one_message(threads::Team& team, SharedAdd& add, std::size_t n, std::size_t grain)
+{
+  std::vector<double> mine(n), theirs(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    mine[i] = static_cast<double>(i % 97);
+    theirs[i] = static_cast<double>(1000 + i % 89);
+  }
+  add.base = reinterpret_cast<const std::byte*>(mine.data());
+  const ReceiveCombine how{&SharedAdd::fn, &add, grain};
+  team.run([&](threads::Endpoint& ep) {
+    auto* out = reinterpret_cast<std::byte*>(mine.data());
+    const auto* in = reinterpret_cast<const std::byte*>(theirs.data());
+    const std::size_t b = n * sizeof(double);
+    if (ep.rank() == 0) {
+      add.receiver.store(std::this_thread::get_id());
+      // Pieces cut at whole elements, as the executor's are.
+      const std::size_t a = 3 * sizeof(double), c = (n / 2) * sizeof(double);
+      const MutableBytes pieces[] = {{out, a}, {out + a, c - a}, {out + c, 0}, {out + c, b - c}};
+      const RecvRequest r{1, pieces, &how};
+      ep.exchange({}, {&r, 1});
+    } else {
+      const std::size_t a = 5 * sizeof(double);
+      const ConstBytes pieces[] = {{in, a}, {in + a, b - a - 8}, {in + b - 8, 8}};
+      const SendRequest s{0, pieces};
+      ep.exchange({&s, 1}, {});
+    }
+  });
+  return mine;
+}
+
+bool sums_right(const std::vector<double>& got)
+{
+  for (std::size_t i = 0; i < got.size(); ++i)
+    if (got[i] != static_cast<double>(i % 97 + 1000 + i % 89)) return false;
+  return true;
+}
+
+} // namespace
+
+TEST_CASE("threads: a waiting sender helps its receiver move a large message", "[threads][share]")
+{
+  // The receiver pauses in each of its chunks, and the sender never sleeps (spin), so the
+  // sender surely finds chunks left to take.
+  threads::Team team{2, threads::Options{.spin = 1u << 30, .share_chunk = 1000}};
+  SharedAdd add;
+  add.receiver_pause = std::chrono::microseconds(2000);
+  const auto got = combine_one_message(team, add, 4003, sizeof(double));
+  CHECK(sums_right(got));
+  CHECK(add.helper_calls.load() > 0);
+  CHECK(add.receiver_calls.load() > 0);
+  CHECK(add.misaligned.load() == 0); // chunks of 1000 bytes cut to 125 doubles
+}
+
+TEST_CASE("threads: a combine without a grain is never shared", "[threads][share]")
+{
+  threads::Team team{2, threads::Options{.spin = 1u << 30, .share_chunk = 1000}};
+  SharedAdd add;
+  add.receiver_pause = std::chrono::microseconds(2000);
+  const auto got = combine_one_message(team, add, 4003, 0);
+  CHECK(sums_right(got));
+  CHECK(add.helper_calls.load() == 0);
+}
+
+TEST_CASE("threads: a combine that throws while shared fails the team, never hangs it", "[threads][share]")
+{
+  for (const bool on_helper : {true, false}) {
+    INFO("throws on the " << (on_helper ? "helper" : "receiver"));
+    threads::Team team{2, threads::Options{.spin = 1u << 30, .share_chunk = 1000}};
+    SharedAdd add;
+    add.receiver_pause = std::chrono::microseconds(on_helper ? 2000 : 0);
+    (on_helper ? add.throw_on_helper : add.throw_on_receiver).store(true);
+    CHECK_THROWS_WITH(combine_one_message(team, add, 4003, sizeof(double)),
+                      on_helper ? "combine fails on the helper" : "combine fails on the receiver");
+    // The team is still usable.
+    SharedAdd again;
+    CHECK(sums_right(combine_one_message(team, again, 4003, sizeof(double))));
   }
 }
 

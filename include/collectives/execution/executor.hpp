@@ -57,12 +57,14 @@ ScheduleRef schedule_ref(const S& s)
 }
 
 /// The typed part of a call: how to combine n elements at dst with n at src (fn), and n
-/// at a with n at b into out (fn3: out = a op b; out overlaps neither).
+/// at a with n at b into out (fn3: out = a op b; out overlaps neither). `concurrent`: the
+/// operator may run on two threads at once over disjoint elements (it holds no state).
 struct Reducer {
   void (*fn)(const void* op, std::byte* dst, const std::byte* src, std::size_t n, Combine how) = nullptr;
   const void* op = nullptr;
   std::size_t elem = 1;
   void (*fn3)(const void* op, std::byte* out, const std::byte* a, const std::byte* b, std::size_t n) = nullptr;
+  bool concurrent = false;
 };
 
 /// dst[i] = src[i] op dst[i] (left) or dst[i] op src[i] (right). With an element-wise
@@ -123,8 +125,10 @@ template <class T, class Op>
 Reducer make_reducer(const Op& op)
 {
   // A call that never combines has nothing to fuse: no fn3, so its steps skip the search.
-  if constexpr (std::is_same_v<Op, NoCombine>) return {&combine_kernel<T, Op>, &op, sizeof(T), nullptr};
-  else return {&combine_kernel<T, Op>, &op, sizeof(T), &combine3_kernel<T, Op>};
+  // An operator with no state (std::plus<>, a lambda that captures nothing) may run on
+  // two threads at once; one with state (captures, counters) is kept to its own rank's.
+  if constexpr (std::is_same_v<Op, NoCombine>) return {&combine_kernel<T, Op>, &op, sizeof(T), nullptr, true};
+  else return {&combine_kernel<T, Op>, &op, sizeof(T), &combine3_kernel<T, Op>, std::is_empty_v<Op>};
 }
 
 /// One buffer of a call: its first byte and its block layout (in elements).
@@ -355,7 +359,9 @@ void run_schedule(const detail::ScheduleRef& s, E& ep, std::array<detail::ByteBu
   const std::size_t elem = red != nullptr ? red->elem : 1;
   auto view = [&](Buffer b) -> const ByteBuffer& { return bufs[static_cast<int>(b)]; };
   const detail::CombineContext left{red, Combine::left}, right{red, Combine::right};
-  const ReceiveCombine on_left{&detail::combine_on_receive, &left}, on_right{&detail::combine_on_receive, &right};
+  const std::size_t grain = red != nullptr && red->concurrent ? elem : 0; // see ReceiveCombine
+  const ReceiveCombine on_left{&detail::combine_on_receive, &left, grain},
+      on_right{&detail::combine_on_receive, &right, grain};
   constexpr bool transport_combines = combines_on_receive_v<E>;
 
   for (std::size_t k = 0; k < s.steps; ++k) {
@@ -406,7 +412,7 @@ void run_schedule(const detail::ScheduleRef& s, E& ep, std::array<detail::ByteBu
               if (dst.data == nullptr || other.data == nullptr || dst.size != other.size) break;
               x.fused_[li] = 1;
               x.fusions_[i] = detail::FusedCombine{red, loc.combine, dst.data, other.data};
-              x.fused_combines_[i] = ReceiveCombine{&detail::fused_on_receive, &x.fusions_[i]};
+              x.fused_combines_[i] = ReceiveCombine{&detail::fused_on_receive, &x.fusions_[i], grain};
               break;
             }
         }

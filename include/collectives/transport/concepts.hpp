@@ -43,9 +43,14 @@ struct MutableBytes {
 /// executor's fused receive: another buffer's matching bytes), never written during the
 /// exchange. A transport combines each byte of the message exactly once, before the
 /// exchange returns.
+///
+/// `grain`: 0, or the element size when fn may run on two threads at once over disjoint
+/// whole elements of one message (a transport may then share a large receive between the
+/// receiving rank and its waiting sender, cutting it at multiples of grain).
 struct ReceiveCombine {
   void (*fn)(const void* ctx, std::byte* dst, const std::byte* src, std::size_t bytes) = nullptr;
   const void* ctx = nullptr;
+  std::size_t grain = 0;
 };
 
 /// One outgoing message: the pieces, in order, go to rank `peer`.

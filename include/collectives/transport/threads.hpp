@@ -15,6 +15,14 @@
 //  - Single copy (larger): the entry only announces the message; the sender publishes its
 //    gather list in the channel's rendezvous record and waits until the receiver has
 //    copied (or combined) straight from the sender's memory.
+//  - Shared single copy (at least two chunks, Options::share_chunk; by default only when
+//    the team has a core per rank): the receiver publishes its scatter list too and
+//    copies chunks from the front while the sender, waiting for this message with nothing
+//    else to do, copies chunks from the back, so a rank that would only wait (a reduce's
+//    or a broadcast's sender) does half the work. Both take chunks from one atomic word;
+//    the receiver returns only when every chunk taken has been moved, since the sender
+//    writes into its memory. A combine is shared only when it says it may run on two
+//    threads at once (ReceiveCombine::grain, the element size the chunks are cut at).
 // Both kinds go through the same ring, so the messages of a channel stay in order.
 //
 // Combining on receipt (combines_on_receive): a reduction's receive combines each segment
@@ -74,27 +82,39 @@ namespace collectives {
 
 namespace detail {
 
-/// Moves a gather list into a scatter list of the same total size: copies, or combines
-/// with `combine` segment by segment (segments end where a piece of either side ends, so
-/// at element boundaries when both sides' pieces are cut there).
+/// Moves bytes [begin, end) of a gather list into the same bytes of a scatter list of the
+/// same total size: copies, or combines with `combine` segment by segment (segments end
+/// where a piece of either side ends, so at element boundaries when both sides' pieces,
+/// and begin and end, are cut there).
+inline void transfer(const ConstBytes* from, std::size_t nfrom, std::span<const MutableBytes> to,
+                     const ReceiveCombine* combine, std::size_t begin, std::size_t end)
+{
+  std::size_t fi = 0, fo = begin, ti = 0, to_at = begin;
+  while (fi < nfrom && fo >= from[fi].size && fo != 0) fo -= from[fi++].size;
+  while (ti < to.size() && to_at >= to[ti].size && to_at != 0) to_at -= to[ti++].size;
+  for (std::size_t left = end - begin; left != 0;) {
+    while (from[fi].size == fo) { // (empty pieces too)
+      ++fi;
+      fo = 0;
+    }
+    while (to[ti].size == to_at) {
+      ++ti;
+      to_at = 0;
+    }
+    const std::size_t n = std::min({left, from[fi].size - fo, to[ti].size - to_at});
+    if (combine != nullptr) combine->fn(combine->ctx, to[ti].data + to_at, from[fi].data + fo, n);
+    else std::memcpy(to[ti].data + to_at, from[fi].data + fo, n);
+    left -= n;
+    fo += n;
+    to_at += n;
+  }
+}
+
+/// The whole of a gather list into a scatter list of the same total size.
 inline void transfer(const ConstBytes* from, std::size_t nfrom, std::span<const MutableBytes> to,
                      const ReceiveCombine* combine)
 {
-  std::size_t fi = 0, fo = 0;
-  for (const auto& dst : to) {
-    std::size_t done = 0;
-    while (done < dst.size) {
-      while (fi < nfrom && from[fi].size == fo) {
-        ++fi;
-        fo = 0;
-      }
-      const std::size_t n = std::min(dst.size - done, from[fi].size - fo);
-      if (combine != nullptr) combine->fn(combine->ctx, dst.data + done, from[fi].data + fo, n);
-      else std::memcpy(dst.data + done, from[fi].data + fo, n);
-      done += n;
-      fo += n;
-    }
-  }
+  transfer(from, nfrom, to, combine, 0, total_bytes(std::span<const ConstBytes>(from, nfrom)));
 }
 
 } // namespace detail
@@ -125,6 +145,13 @@ struct Options {
   /// Polls, after spinning, each preceded by std::this_thread::yield(), before a waiting
   /// rank blocks on its doorbell. 0: default (16, or 4 with more ranks than cores).
   unsigned yields = 0;
+  /// Single-copy messages of at least two chunks of this many bytes are shared between the
+  /// receiver and a sender that waits for them (see the top of this header). 0: default,
+  /// 64 KiB, and never in a team with more ranks than cores, where a helping sender takes
+  /// no work off its receiver, only the core a third rank needs (measured at p = 2, 1 MiB:
+  /// a reduce's combine and a broadcast's copy 1.9x faster than the receiver alone; smaller
+  /// chunks pay more for the word both take them from). SIZE_MAX: never.
+  std::size_t share_chunk = 0;
 };
 
 /// One rank's end of a Team; satisfies collectives::endpoint, takes the step's identity,
@@ -181,6 +208,7 @@ public:
     // cost a scheduler time slice per step whenever other processes load the machine.
     spin_limit_ = options.spin != 0 ? options.spin : oversubscribed_ ? 32 : 1024;
     yield_limit_ = options.yields != 0 ? options.yields : oversubscribed_ ? 4 : 16;
+    share_chunk_ = options.share_chunk != 0 ? options.share_chunk : oversubscribed_ ? std::size_t(-1) : 64 * 1024;
     channels_ = std::make_unique<Channel[]>(p_ * p_);
     ranks_ = std::make_unique<RankState[]>(p_);
     reset();
@@ -274,8 +302,9 @@ private:
   static_assert(seq_bytes + sizeof(Header) == header_bytes);
   static constexpr std::uint64_t wrap_bit = std::uint64_t{1} << 63;
 
-  /// States of a channel's rendezvous record.
-  enum : std::uint32_t { idle, offered, claimed, copied, withdrawn };
+  /// States of a channel's rendezvous record (shared: claimed, and open to the sender's
+  /// help).
+  enum : std::uint32_t { idle, offered, claimed, shared, copied, withdrawn };
 
   // Positions in a channel (head, tail, an entry's) count bytes over the team's life and
   // are never reset, so a position names one entry: the receiver polls the publication
@@ -293,6 +322,18 @@ private:
     alignas(64) std::atomic<std::uint32_t> offer{idle};
     const ConstBytes* pieces = nullptr;
     std::size_t count = 0;
+    // A shared offer, written by the receiver before `shared` is stored: its scatter list,
+    // combine and chunks.
+    std::span<const MutableBytes> into;
+    const ReceiveCombine* combine = nullptr;
+    std::size_t bytes = 0, chunk = 0, chunks = 0;
+    std::exception_ptr error; // the first chunk that threw (written before its `moved`)
+    std::atomic<bool> failed{false};
+    // Chunks taken: from the front by the receiver (low 32 bits), from the back by the
+    // sender (high 32 bits). A take adds 1 to its half and is valid when the word it
+    // replaced held fewer than `chunks` in all; both halves only grow, so none wraps.
+    alignas(64) std::atomic<std::uint64_t> taken{0};
+    std::atomic<std::uint32_t> moved{0}; // chunks taken and moved
   };
 
   /// What a rank is doing in exchange(), for its own loop and for the deadlock report.
@@ -485,6 +526,10 @@ private:
   bool overlaps_open_send(std::size_t me, const RecvRequest& r);
   std::byte* stage(std::size_t me, std::size_t bytes, std::size_t& offset);
   bool can_progress(std::size_t me);
+  static bool chunks_left(const Channel& ch);
+  static std::exception_ptr move_chunks(Channel& ch, bool front) noexcept;
+  void receive_shared(Channel& ch, std::size_t peer, std::span<const MutableBytes> into,
+                      const ReceiveCombine* combine, std::size_t bytes);
   void block(std::size_t me);
   void withdraw(std::size_t me) noexcept;
   std::string waits_text(std::size_t r);
@@ -499,6 +544,7 @@ private:
   unsigned cores_ = 1;
   unsigned spin_limit_ = 1024; // polls (with pause) before yielding
   unsigned yield_limit_ = 16;  // polls (with yield) before blocking on the doorbell
+  std::size_t share_chunk_ = std::size_t(-1); // bytes (Options::share_chunk)
   std::unique_ptr<Channel[]> channels_;
   std::unique_ptr<RankState[]> ranks_;
 
@@ -687,8 +733,7 @@ inline bool Team::try_receive(std::size_t me, std::size_t index, const StepInfo*
     // Claim before reading; failing means the sender left and took its offer back.
     if (!ch.offer.compare_exchange_strong(expected, claimed, std::memory_order_acq_rel, std::memory_order_acquire))
       throw_released(me, r.peer, info);
-    detail::transfer(ch.pieces, ch.count, into, combine);
-    ch.offer.store(copied, std::memory_order_seq_cst);
+    receive_shared(ch, r.peer, into, combine, want);
   }
   ch.tail.store(tail + entry_bytes(h), std::memory_order_seq_cst);
   wake(r.peer);
@@ -787,6 +832,18 @@ inline void Team::exchange(std::size_t me, std::span<const SendRequest> sends, s
         idle_polls = 0;
         continue;
       }
+      // Nothing else to do: help receivers copy this rank's shared offers.
+      for (std::size_t i = 0; i < ns; ++i) {
+        if (rs.send_state[i] != 1) continue;
+        Channel& ch = channel(me, sends[i].peer);
+        if (ch.offer.load(std::memory_order_acquire) != shared || !chunks_left(ch)) continue;
+        if (std::exception_ptr e = move_chunks(ch, false)) std::rethrow_exception(e);
+        progress = true;
+      }
+      if (progress) {
+        idle_polls = 0;
+        continue;
+      }
       if (failed_.load(std::memory_order_acquire) || deadlocked_.load(std::memory_order_acquire))
         throw_released(me, p_, info); // (failed_rank_ is read only once failed_ is seen)
       if (++idle_polls < spin_limit_) {
@@ -816,6 +873,8 @@ inline bool Team::can_progress(std::size_t me)
     // A peer that has returned since the last look: block() reports it.
     if (rs.send_state[i] != 2 && ranks_[rs.sends[i].peer].finished.load(std::memory_order_seq_cst)) return true;
     if (rs.send_state[i] == 1 && ch.offer.load(std::memory_order_seq_cst) == copied) return true;
+    if (rs.send_state[i] == 1 && ch.offer.load(std::memory_order_seq_cst) == shared && chunks_left(ch))
+      return true; // it can help
     if (rs.send_state[i] == 0 && (rs.send_prev[i] == npos || rs.send_state[rs.send_prev[i]] != 0) &&
         ch.tail.load(std::memory_order_seq_cst) != ch.tail_seen)
       return true; // room may have been made
@@ -906,6 +965,84 @@ inline void Team::block(std::size_t me)
   if (rs.sleeping.load(std::memory_order_acquire)) { // woken by no one (spurious)
     lock.lock();
     unregister();
+  }
+}
+
+/// Whether a shared offer has chunks no one has taken.
+inline bool Team::chunks_left(const Channel& ch)
+{
+  const std::uint64_t t = ch.taken.load(std::memory_order_relaxed);
+  return (t & 0xFFFFFFFFu) + (t >> 32) < ch.chunks;
+}
+
+/// Takes chunks of a shared offer, from the front (the receiver) or the back (the sender),
+/// and moves them until none is left. After a chunk throws, the rest are taken without
+/// being moved, so that every chunk is still counted in `moved`; returns the exception.
+inline std::exception_ptr Team::move_chunks(Channel& ch, bool front) noexcept
+{
+  std::exception_ptr error;
+  while (true) {
+    const std::uint64_t was = ch.taken.fetch_add(front ? 1 : std::uint64_t{1} << 32, std::memory_order_relaxed);
+    const std::size_t from_front = was & 0xFFFFFFFFu, from_back = was >> 32;
+    if (from_front + from_back >= ch.chunks) return error;
+    const std::size_t k = front ? from_front : ch.chunks - 1 - from_back;
+    if (error == nullptr && !ch.failed.load(std::memory_order_relaxed)) {
+      try {
+        detail::transfer(ch.pieces, ch.count, ch.into, ch.combine, k * ch.chunk,
+                         std::min(ch.bytes, (k + 1) * ch.chunk));
+      } catch (...) {
+        error = std::current_exception();
+        if (!ch.failed.exchange(true, std::memory_order_relaxed)) ch.error = error;
+      }
+    }
+    ch.moved.fetch_add(1, std::memory_order_release);
+  }
+}
+
+/// The receiver's side of a claimed single-copy offer: moves it alone, or shares it with
+/// the sender (see the top of this header) and waits for the sender's chunks. Leaves the
+/// offer copied, also when a chunk threw (then rethrown here), so the sender can go on.
+inline void Team::receive_shared(Channel& ch, std::size_t peer, std::span<const MutableBytes> into,
+                                 const ReceiveCombine* combine, std::size_t bytes)
+{
+  // Chunks of whole elements; a combine that may not run on two threads is not shared.
+  std::size_t chunk = share_chunk_;
+  if (combine != nullptr && chunk != std::size_t(-1))
+    chunk = combine->grain == 0 ? std::size_t(-1) : std::max(chunk / combine->grain, std::size_t{1}) * combine->grain;
+  const std::size_t chunks = chunk > bytes / 2 ? 1 : (bytes + chunk - 1) / chunk;
+  // A sender asleep would not help before the receiver is done.
+  if (chunks < 2 || chunks > 0xFFFFFFFFu || ranks_[peer].sleeping.load(std::memory_order_relaxed)) {
+    try {
+      detail::transfer(ch.pieces, ch.count, into, combine);
+    } catch (...) {
+      ch.offer.store(copied, std::memory_order_seq_cst);
+      wake(peer);
+      throw;
+    }
+    ch.offer.store(copied, std::memory_order_seq_cst);
+    return;
+  }
+  ch.into = into;
+  ch.combine = combine;
+  ch.bytes = bytes;
+  ch.chunk = chunk;
+  ch.chunks = chunks;
+  ch.error = nullptr;
+  ch.failed.store(false, std::memory_order_relaxed);
+  ch.moved.store(0, std::memory_order_relaxed);
+  ch.taken.store(0, std::memory_order_relaxed);
+  ch.offer.store(shared, std::memory_order_release);
+  move_chunks(ch, true); // (a failure is in ch.failed and ch.error)
+  // The sender may still be moving a chunk, into this rank's memory: wait for it.
+  for (unsigned polls = 0; ch.moved.load(std::memory_order_acquire) != chunks; ++polls)
+    if (polls < spin_limit_) pause();
+    else std::this_thread::yield();
+  std::exception_ptr error = ch.failed.load(std::memory_order_relaxed) ? ch.error : nullptr;
+  ch.error = nullptr;
+  ch.offer.store(copied, std::memory_order_seq_cst);
+  if (error != nullptr) {
+    wake(peer);
+    std::rethrow_exception(error);
   }
 }
 
