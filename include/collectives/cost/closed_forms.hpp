@@ -711,25 +711,26 @@ constexpr double scan_hypercube_hypercube(const CostModel& c, std::size_t p, dou
   return evaluate(messages(n, m, 1) + local_words(m * (2 * n + (exclusive ? 1 : 2))), c);
 }
 
-/// ScanRingSchedule on a ring: (p - 1)(t_s + t_w m + t_h + 2 t_r m) inclusive; exclusive
-/// the last rank has nothing to combine: (p - 1)(t_s + t_w m + t_h) + 2 t_r m (p - 2).
+/// ScanRingSchedule on a ring: (p - 1)(t_s + t_w m + t_h + t_r m) inclusive (the prefix
+/// lands in the output and the input joins it: one local op a step); exclusive the last
+/// rank has nothing to combine: (p - 1)(t_s + t_w m + t_h) + 2 t_r m (p - 2).
 constexpr double scan_ring_ring(const CostModel& c, std::size_t p, double m, bool exclusive = false)
 {
   detail_cf::check(p, m);
   const double P = detail::cf_d(p);
   if (p == 1) return evaluate(local_words(exclusive ? 0 : m), c);
-  return evaluate(messages(P - 1, m, 1) + local_words(2 * m * (exclusive ? P - 2 : P - 1)), c);
+  return evaluate(messages(P - 1, m, 1) + local_words(exclusive ? 2 * m * (P - 2) : m * (P - 1)), c);
 }
 
 /// ScanDoublingSchedule where every message is one hop: ceil(log p)(t_s + t_w m + t_h)
-/// + t_r m (ceil(log p) + 1) (exclusive: 2 ceil(log p) + 1).
+/// + t_r m ceil(log p) (one combine a step; exclusive: t_r m (2 ceil(log p) + 1)).
 constexpr double scan_recursive_doubling_fully_connected(const CostModel& c, std::size_t p, double m,
                                                          bool exclusive = false)
 {
   detail_cf::check(p, m);
   const double K = detail::cf_d(detail::ceil_log2(p));
   if (p == 1) return evaluate(local_words(m), c);
-  return evaluate(messages(K, m, 1) + local_words(m * (exclusive ? 2 * K + 1 : K + 1)), c);
+  return evaluate(messages(K, m, 1) + local_words(m * (exclusive ? 2 * K + 1 : K)), c);
 }
 
 /// ScanDoublingSchedule on a ring: step k sends min(2^k, p - 2^k) hops with that many
@@ -740,7 +741,7 @@ constexpr double scan_recursive_doubling_ring(const CostModel& c, std::size_t p,
   const double K = detail::cf_d(detail::ceil_log2(p));
   if (p == 1) return evaluate(local_words(m), c);
   const auto s = detail_cf::ring_doubling(p);
-  return evaluate(Terms{K, m * s.d, m * s.d2, s.d, m * (exclusive ? 2 * K + 1 : K + 1)}, c);
+  return evaluate(Terms{K, m * s.d, m * s.d2, s.d, m * (exclusive ? 2 * K + 1 : K)}, c);
 }
 
 // ---------------------------------------------------------------------------------------

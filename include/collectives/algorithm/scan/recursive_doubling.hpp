@@ -22,7 +22,7 @@ public:
     : p_(p), exclusive_(exclusive), commutative_(commutative) {}
   constexpr std::size_t size() const { return p_; }
   constexpr std::size_t num_steps() const { return size() > 1 ? detail::ceil_log2(size()) : 1; }
-  constexpr std::size_t scratch_blocks() const { return 2; }
+  constexpr std::size_t scratch_blocks() const { return exclusive_ ? 2 : 0; } // scan_total, scan_msg
   constexpr ScanOp operation() const { return {size(), exclusive_, commutative_}; }
   /// Ranks below p - 2^k send to rank + 2^k and ranks from 2^k receive (and fold): three
   /// runs of ranks, each doing its first rank's step translated (rank + r).
@@ -45,9 +45,24 @@ public:
     using namespace detail;
     const std::size_t p = size();
     const Pattern partial = exclusive_ ? scan_total : scan_out;
+    const std::size_t dist = std::size_t{1} << step;
+    if (!exclusive_ && p > 1 && r >= dist) {
+      // Inclusive: the incoming prefix joins the partial on the left, combined on receipt
+      // where the transport can (a rank that also sends its partial this step has it
+      // copied aside first). At step 0 the prefix lands in the output and the input joins
+      // it on the right: one pass over each byte instead of a copy and a combine.
+      if (step == 0) {
+        if (r + dist < p) v.send({r + dist, scan_in});
+        v.recv({r - dist, scan_out});
+        v.local({scan_in, scan_out, Combine::right});
+      } else {
+        if (r + dist < p) v.send({r + dist, partial});
+        v.recv({r - dist, partial, Combine::left});
+      }
+      return;
+    }
     if (step == 0) v.local({scan_in, partial});
     if (p == 1) return;
-    const std::size_t dist = std::size_t{1} << step;
     if (r + dist < p) v.send({r + dist, step == 0 ? scan_in : partial});
     if (r >= dist) {
       v.recv({r - dist, scan_msg});

@@ -20,7 +20,7 @@ public:
     : p_(p), exclusive_(exclusive), commutative_(commutative) {}
   constexpr std::size_t size() const { return p_; }
   constexpr std::size_t num_steps() const { return size() > 1 ? size() - 1 : 1; }
-  constexpr std::size_t scratch_blocks() const { return 2; }
+  constexpr std::size_t scratch_blocks() const { return exclusive_ ? 1 : 0; } // scan_total
   constexpr ScanOp operation() const { return {size(), exclusive_, commutative_}; }
   /// Step s involves ranks s and s + 1 only.
   constexpr Symmetry symmetry(std::size_t step) const
@@ -47,9 +47,10 @@ public:
           v.local({scan_out, scan_total, Combine::left});
         }
       } else {
-        v.recv({r - 1, scan_msg});
-        v.local({scan_in, scan_out});
-        v.local({scan_msg, scan_out, Combine::left});
+        // The prefix lands in the output and this rank's input joins it on the right: on a
+        // transport that combines on receipt, one pass (prefix op input) over each byte.
+        v.recv({r - 1, scan_out});
+        v.local({scan_in, scan_out, Combine::right});
       }
     }
   }
