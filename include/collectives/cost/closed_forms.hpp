@@ -419,16 +419,18 @@ constexpr double reduce_scatter_dimensional(const CostModel& c, const T& topo, d
 /// allreduce_doubling_schedule (recursive doubling, folded onto the largest power of two
 /// q <= p, MPICH's way) where every message is one hop (on a hypercube p = q and this is
 /// the seeds' (t_s + t_w m) log p + t_h log p): log q (t_s + t_w m + t_h), plus for
-/// p != q the fold and unfold messages (2 (t_s + t_w m + t_h)) and the folded rank's copy
-/// and combine (2 t_r m); plus t_r m to load the contribution (not in place) and t_r m
-/// per step to combine the partner's vector.
-constexpr double allreduce_recursive_doubling_fully_connected(const CostModel& c, std::size_t p, double m, bool in_place = false)
+/// p != q the fold and unfold messages (2 (t_s + t_w m + t_h)) and the folded rank's
+/// combine (t_r m); plus t_r m per step to combine the partner's vector (the first step
+/// straight from the input when not in place: no copy to load it).
+constexpr double allreduce_recursive_doubling_fully_connected(const CostModel& c, std::size_t p, double m,
+                                                              bool in_place = false)
 {
   detail_cf::check(p, m);
   const std::size_t q = detail::pow2_floor(p);
   const double d = detail::cf_d(detail::floor_log2(q));
-  if (p == q) return evaluate(messages(d, m, 1) + local_words(d * m + (in_place ? 0 : m)), c);
-  return evaluate(messages(d + 2, m, 1) + local_words(d * m + (in_place ? m : 2 * m)), c);
+  if (p == 1) return evaluate(local_words(in_place ? 0 : m), c); // the copy
+  if (p == q) return evaluate(messages(d, m, 1) + local_words(d * m), c);
+  return evaluate(messages(d + 2, m, 1) + local_words(d * m + m), c);
 }
 
 /// allreduce_rabenseifner_schedule where every message is one hop: the vector in q
@@ -443,7 +445,7 @@ constexpr double allreduce_rabenseifner_fully_connected(const CostModel& c, std:
   // The reduce-scatter half combines (q - 1)/q of the vector as it arrives.
   Terms t = messages(2 * d, 0, 1) + Terms{0, 2 * m * (Q - 1) / Q, 2 * m * (Q - 1) / Q, 0, m * (Q - 1) / Q};
   if (p == q) return evaluate(t + local_words(in_place ? 0 : m), c);
-  return evaluate(t + messages(2, m, 1) + local_words(in_place ? m : 2 * m), c);
+  return evaluate(t + messages(2, m, 1) + local_words(m), c); // the fold's combine, or the load beside it
 }
 
 /// allreduce_ring_schedule on a ring: the vector in p pieces; ALL_TO_ALL_RED_RING then

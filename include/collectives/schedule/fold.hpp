@@ -41,6 +41,9 @@ struct PeerMapVisitor {
 /// (its blocks hold each virtual rank's contribution when it starts) and whose scratch
 /// blocks are laid out like the output's. Spec: the composite operation.
 /// `src` is where the contributions are at the start (input, or output in place).
+/// An inner schedule with loads_contributions() true reads the contributions of the
+/// ranks that were not folded from `src` itself in its first step (it can then combine
+/// straight from there), so they are not copied into the output first.
 template <schedule Inner, class Spec>
 class Folded {
 public:
@@ -73,13 +76,17 @@ public:
     if (step == 0) {
       if (r < folded && r % 2 == 0) {
         v.send({r + 1, all_src});
-      } else {
-        if (src_ != Buffer::output) v.local({all_src, all_out});
-        if (r < folded) {
-          const Pattern staged = contiguous(Buffer::scratch, 0, blocks_);
-          v.recv({r - 1, staged});
-          v.local({staged, all_out, Combine::left});
-        }
+      } else if (r < folded && src_ != Buffer::output) {
+        // The partner's contribution lands in the output and this rank's joins it on the
+        // right: one pass over each byte where the transport combines on receipt.
+        v.recv({r - 1, all_out});
+        v.local({all_src, all_out, Combine::right});
+      } else if (r < folded) {
+        const Pattern staged = contiguous(Buffer::scratch, 0, blocks_);
+        v.recv({r - 1, staged});
+        v.local({staged, all_out, Combine::left});
+      } else if (src_ != Buffer::output && !inner_loads()) {
+        v.local({all_src, all_out});
       }
       return;
     }
@@ -99,6 +106,12 @@ public:
   constexpr const Inner& inner() const { return inner_; }
 
 private:
+  constexpr bool inner_loads() const
+  {
+    if constexpr (requires(const Inner& i) { i.loads_contributions(); })
+      return inner_.loads_contributions() && inner_.num_steps() != 0;
+    else return false;
+  }
   struct Real {
     std::size_t rem;
     constexpr std::size_t operator()(std::size_t v) const { return v < rem ? 2 * v + 1 : v + rem; }
