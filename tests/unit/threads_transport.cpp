@@ -589,6 +589,88 @@ TEST_CASE("threads: a combine that throws while shared fails the team, never han
   }
 }
 
+namespace {
+
+/// Which threads ran a reduction operator: an operator without data members records into
+/// these (so it is stateless as far as concurrent_operator_v can tell).
+std::atomic<int> root_thread_calls{0}, other_thread_calls{0};
+std::atomic<std::thread::id> root_thread{};
+std::atomic<bool> root_paused{false};
+
+void note_caller()
+{
+  const bool on_root = std::this_thread::get_id() == root_thread.load();
+  (on_root ? root_thread_calls : other_thread_calls).fetch_add(1, std::memory_order_relaxed);
+  // The root pauses at its first element, so a waiting sender surely finds chunks to take.
+  if (on_root && !root_paused.exchange(true)) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+}
+
+struct NotingPlus {
+  double operator()(double a, double b) const
+  {
+    note_caller();
+    return a + b;
+  }
+};
+
+struct NotingPlusWithState {
+  int unused = 0;
+  double operator()(double a, double b) const
+  {
+    note_caller();
+    return a + b;
+  }
+};
+
+struct NotingPlusDeclaredSerial {
+  double operator()(double a, double b) const
+  {
+    note_caller();
+    return a + b;
+  }
+};
+
+} // namespace
+
+template <>
+inline constexpr bool collectives::concurrent_operator_v<NotingPlusDeclaredSerial> = false;
+
+TEST_CASE("threads: a reduce's waiting sender combines half, for operators that allow it", "[threads][share]")
+{
+  STATIC_REQUIRE(concurrent_operator_v<std::plus<>>);
+  STATIC_REQUIRE(concurrent_operator_v<decltype(commutative(std::plus<>{}))>);
+  STATIC_REQUIRE(concurrent_operator_v<NotingPlus>);
+  STATIC_REQUIRE(!concurrent_operator_v<NotingPlusWithState>);
+  STATIC_REQUIRE(!concurrent_operator_v<NotingPlusDeclaredSerial>);
+  // 40 000 doubles, 320 000 bytes: 5 chunks of 64 KiB. Rank 1 only sends, so it helps.
+  constexpr std::size_t n = 40000;
+  auto reduce_with = [&](auto op) {
+    root_thread_calls = 0;
+    other_thread_calls = 0;
+    root_paused = false;
+    std::vector<double> got(n);
+    threads::Team team{2, threads::Options{.spin = 1u << 30}};
+    team.run([&](threads::Endpoint& ep) {
+      if (ep.rank() == 0) root_thread.store(std::this_thread::get_id());
+      Communicator comm(ep, Ring<2>{});
+      std::vector<double> mine(n);
+      for (std::size_t i = 0; i < n; ++i) mine[i] = static_cast<double>(ep.rank() * 1000 + i % 101);
+      collectives::reduce(comm, std::span<const double>(mine), std::span<double>(got), op, 0,
+                          reduce_algorithm::binomial);
+    });
+    bool right = true;
+    for (std::size_t i = 0; i < n; ++i) right = right && got[i] == static_cast<double>(1000 + 2 * (i % 101));
+    return right;
+  };
+  CHECK(reduce_with(NotingPlus{}));
+  CHECK(root_thread_calls.load() > 0);
+  CHECK(other_thread_calls.load() > 0); // the sender combined some
+  CHECK(reduce_with(NotingPlusWithState{}));
+  CHECK(other_thread_calls.load() == 0);
+  CHECK(reduce_with(NotingPlusDeclaredSerial{}));
+  CHECK(other_thread_calls.load() == 0);
+}
+
 TEST_CASE("threads: 64 ranks on 2 cores complete many small exchanges", "[threads]")
 {
   constexpr std::size_t p = 64;

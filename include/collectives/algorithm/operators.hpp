@@ -89,6 +89,17 @@ struct op_traits<Commutative<Op>, U> {
 template <class Op, class T>
 inline constexpr bool is_commutative_v = op_traits<std::remove_cvref_t<Op>, T>::commutative;
 
+/// True when Op may run on two threads at once, over disjoint elements of one message:
+/// the threads transport then lets a sender that would only wait combine half of a large
+/// receive. By default, operators without state (no data members: std::plus<>, minimum,
+/// a lambda that captures nothing) and commutative() of them; specialise it (`template <>
+/// inline constexpr bool collectives::concurrent_operator_v<MyOp> = true;`) for an
+/// operator whose state is safe to share, or false for one that touches global state.
+template <class Op>
+inline constexpr bool concurrent_operator_v = std::is_empty_v<Op>;
+template <class Op>
+inline constexpr bool concurrent_operator_v<Commutative<Op>> = concurrent_operator_v<Op>;
+
 
 
 /// An operator on arrays (MPI's user-function convention): op.apply(in, inout, n) sets

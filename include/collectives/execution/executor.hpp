@@ -58,7 +58,7 @@ ScheduleRef schedule_ref(const S& s)
 
 /// The typed part of a call: how to combine n elements at dst with n at src (fn), and n
 /// at a with n at b into out (fn3: out = a op b; out overlaps neither). `concurrent`: the
-/// operator may run on two threads at once over disjoint elements (it holds no state).
+/// operator may run on two threads at once over disjoint elements (concurrent_operator_v).
 struct Reducer {
   void (*fn)(const void* op, std::byte* dst, const std::byte* src, std::size_t n, Combine how) = nullptr;
   const void* op = nullptr;
@@ -125,10 +125,8 @@ template <class T, class Op>
 Reducer make_reducer(const Op& op)
 {
   // A call that never combines has nothing to fuse: no fn3, so its steps skip the search.
-  // An operator with no state (std::plus<>, a lambda that captures nothing) may run on
-  // two threads at once; one with state (captures, counters) is kept to its own rank's.
   if constexpr (std::is_same_v<Op, NoCombine>) return {&combine_kernel<T, Op>, &op, sizeof(T), nullptr, true};
-  else return {&combine_kernel<T, Op>, &op, sizeof(T), &combine3_kernel<T, Op>, std::is_empty_v<Op>};
+  else return {&combine_kernel<T, Op>, &op, sizeof(T), &combine3_kernel<T, Op>, concurrent_operator_v<Op>};
 }
 
 /// One buffer of a call: its first byte and its block layout (in elements).
