@@ -589,6 +589,22 @@ TEST_CASE("threads: a combine that throws while shared fails the team, never han
   }
 }
 
+TEST_CASE("threads: a single-copy combine that throws, unshared, fails the team, never hangs it", "[threads][share]")
+{
+  // Not shared: a combine without a grain, and one message below two chunks. The sender
+  // waits for its offer to be copied (asleep, with the default spin), and must be let go.
+  for (const std::size_t grain : {std::size_t{0}, sizeof(double)}) {
+    INFO("grain " << grain);
+    threads::Team team{2, threads::Options{.share_chunk = grain == 0 ? std::size_t{1000} : std::size_t{1} << 20}};
+    SharedAdd add;
+    add.throw_on_receiver.store(true);
+    CHECK_THROWS_WITH(combine_one_message(team, add, 4003, grain), "combine fails on the receiver");
+    CHECK(add.helper_calls.load() == 0);
+    SharedAdd again;
+    CHECK(sums_right(combine_one_message(team, again, 4003, grain)));
+  }
+}
+
 namespace {
 
 /// Which threads ran a reduction operator: an operator without data members records into
