@@ -19,10 +19,11 @@
 //    the team has a core per rank): the receiver publishes its scatter list too and
 //    copies chunks from the front while the sender, waiting for this message with nothing
 //    else to do (no receive in this step), copies chunks from the back, so a rank that
-//    would only wait (a reduce's or a broadcast's sender) does half the work. Both take chunks from one atomic word;
-//    the receiver returns only when every chunk taken has been moved, since the sender
-//    writes into its memory. A combine is shared only when it says it may run on two
-//    threads at once (ReceiveCombine::grain, the element size the chunks are cut at).
+//    would only wait (a reduce's or a broadcast's sender) does half the work. Both take
+//    chunks from one atomic word; the receiver returns only when every chunk taken has
+//    been moved, since the sender writes into its memory. A combine is shared only when
+//    it says it may run on two threads at once (ReceiveCombine::grain, the element size
+//    the chunks are cut at).
 // Both kinds go through the same ring, so the messages of a channel stay in order.
 //
 // Combining on receipt (combines_on_receive): a reduction's receive combines each segment
