@@ -435,7 +435,9 @@ constexpr double allreduce_recursive_doubling_fully_connected(const CostModel& c
 
 /// allreduce_rabenseifner_schedule where every message is one hop: the vector in q
 /// pieces (q = largest power of two <= p); reduce-scatter by halving then all-gather by
-/// doubling: 2 log q (t_s + t_h) + 2 t_w m (q - 1)/q, plus the fold as above. On a
+/// doubling: 2 log q (t_s + t_h) + 2 t_w m (q - 1)/q, plus for p != q the fold's two
+/// messages as above and t_r m (the folded rank's combine, beside the others' load of
+/// their contribution), for p = q t_r m to load the contribution (not in place). On a
 /// hypercube: 2 t_s log p + 2 t_w m (p - 1)/p (+ 2 t_h log p).
 constexpr double allreduce_rabenseifner_fully_connected(const CostModel& c, std::size_t p, double m, bool in_place = false)
 {
