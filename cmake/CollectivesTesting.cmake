@@ -325,10 +325,11 @@ function(collectives_add_consumer_test name)
     FIXTURES_SETUP ${prefix}.built)
 
   add_test(NAME ${prefix}.run COMMAND "${bin}/consumer")
-  set_tests_properties(${prefix}.run PROPERTIES
+  add_test(NAME ${prefix}.run_compiled COMMAND "${bin}/consumer_compiled") # collectives::compiled
+  set_tests_properties(${prefix}.run ${prefix}.run_compiled PROPERTIES
     FIXTURES_REQUIRED "${arg_FIXTURES_REQUIRED};${prefix}.built")
 
-  set_tests_properties(${prefix}.configure ${prefix}.build ${prefix}.run PROPERTIES
+  set_tests_properties(${prefix}.configure ${prefix}.build ${prefix}.run ${prefix}.run_compiled PROPERTIES
     LABELS consumer
     TIMEOUT 600)
 endfunction()

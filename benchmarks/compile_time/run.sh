@@ -8,7 +8,10 @@
 # the threads transport's / the whole library, nothing called; one_named / one_default:
 # allreduce on Ring<4> through those headers, a named algorithm / the default;
 # three_named / three_defaults: alltoall, allreduce and broadcast through the whole library
-# (the TU of issue 12), the same two ways.
+# (the TU of issue 12), the same two ways. The *_compiled variants are the same TUs with
+# COLLECTIVES_SEPARATE_COMPILATION (they link collectives::compiled instead of compiling the
+# threads transport, the executor core and the error texts themselves); `compiled_library`
+# is that library's one source file (src/compiled.cpp), compiled once per build.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 include=$(cd "$here/../../include" && pwd)
@@ -21,14 +24,23 @@ declare -A flags=(
   [one_default]="-DHEADERS=1 -DCALLS=1 -DNAMED=0"
   [three_named]="-DHEADERS=2 -DCALLS=3 -DNAMED=1"
   [three_defaults]="-DHEADERS=2 -DCALLS=3 -DNAMED=0"
+  [header_only_compiled]="-DHEADERS=2 -DCALLS=0 -DNAMED=0 -DCOLLECTIVES_SEPARATE_COMPILATION"
+  [one_named_compiled]="-DHEADERS=1 -DCALLS=1 -DNAMED=1 -DCOLLECTIVES_SEPARATE_COMPILATION"
+  [three_named_compiled]="-DHEADERS=2 -DCALLS=3 -DNAMED=1 -DCOLLECTIVES_SEPARATE_COMPILATION"
+  [three_defaults_compiled]="-DHEADERS=2 -DCALLS=3 -DNAMED=0 -DCOLLECTIVES_SEPARATE_COMPILATION"
+  [compiled_library]="-DCOLLECTIVES_SEPARATE_COMPILATION"
 )
-tus=(std_only one_header header_only one_named one_default three_named three_defaults)
+tus=(std_only one_header header_only one_named one_default three_named three_defaults
+     header_only_compiled one_named_compiled three_named_compiled three_defaults_compiled compiled_library)
+declare -A sources
+for tu in "${tus[@]}"; do sources[$tu]="$here/tu.cpp"; done
+sources[compiled_library]="$here/../../src/compiled.cpp"
 declare -A times
 for round in 1 2 3; do
   for tu in "${tus[@]}"; do
     start=$(date +%s.%N)
     # shellcheck disable=SC2086 # the flags are words
-    "$cxx" -std=c++20 -O2 -I"$include" ${flags[$tu]} -c "$here/tu.cpp" -o /dev/null
+    "$cxx" -std=c++20 -O2 -I"$include" ${flags[$tu]} -c "${sources[$tu]}" -o /dev/null
     end=$(date +%s.%N)
     times[$tu]+="$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }') "
   done

@@ -25,7 +25,7 @@ const std::map<std::string, int> rank_of_folder{
   {"transport", 5},  {"execution", 6}, {"collective", 7}, {"tuning", 8},    {"pmpi", 9},
 };
 const std::map<std::string, int> rank_of_top_header{
-  {"topology.hpp", 1}, {"cost.hpp", 4}, {"collectives.hpp", 10},
+  {"topology.hpp", 1}, {"cost.hpp", 4}, {"collectives.hpp", 10}, {"separate_compilation.hpp", 10},
 };
 
 int rank_of(const std::string& rel)

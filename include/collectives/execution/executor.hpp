@@ -493,6 +493,17 @@ void run_schedule(const detail::ScheduleRef& s, E& ep, std::array<detail::ByteBu
   }
 }
 
+#if defined(COLLECTIVES_SEPARATE_COMPILATION)
+// Compiled once, for the threads transport (collectives/separate_compilation.hpp); every
+// other endpoint instantiates it where it is used.
+namespace threads {
+class Endpoint;
+}
+extern template void run_schedule<threads::Endpoint>(const detail::ScheduleRef&, threads::Endpoint&,
+                                                     std::array<detail::ByteBuffer, 3>, const detail::Reducer*,
+                                                     ExecContext&, StepInfo);
+#endif
+
 /// Runs schedule `s` as rank ep.rank() of endpoint `ep` over typed buffers, with `ctx`'s
 /// reusable memory. input/output: the caller's buffers with their block layouts (input
 /// may alias output for in-place operations whose schedules never read input); scratch

@@ -3,6 +3,7 @@
 // every mismatch names the collective, algorithm, call and step (StepInfo) on both sides
 // where known, the byte counts, and the likely cause.
 
+#include <collectives/detail/config.hpp>
 #include <collectives/transport/concepts.hpp>
 
 #include <cstddef>
@@ -42,25 +43,10 @@ namespace detail {
 
 /// "broadcast (binomial), call 3, step 1 of 2"; "an exchange outside any collective" when
 /// the caller gave no StepInfo.
-inline std::string describe_step(const StepInfo* info)
-{
-  if (info == nullptr || info->call == 0) return "an exchange outside any collective call";
-  std::string s(info->collective.empty() ? std::string_view{"a collective"} : info->collective);
-  if (!info->algorithm.empty()) s += " (" + std::string(info->algorithm) + ")";
-  s += ", call " + std::to_string(info->call) + ", step " + std::to_string(info->step) + " of " +
-       std::to_string(info->steps);
-  return s;
-}
+COLLECTIVES_DECL std::string describe_step(const StepInfo* info);
 
 /// " (1000 and 4000 elements of 4 bytes)" when the call's element size is known.
-inline std::string element_counts(std::size_t want, std::size_t have, const StepInfo* info)
-{
-  if (info == nullptr || info->element_bytes == 0) return "";
-  const std::size_t e = info->element_bytes;
-  if (want % e != 0 || have % e != 0) return "";
-  return " (" + std::to_string(want / e) + " and " + std::to_string(have / e) + " elements of " + std::to_string(e) +
-         " bytes)";
-}
+COLLECTIVES_DECL std::string element_counts(std::size_t want, std::size_t have, const StepInfo* info);
 
 /// The usual reasons ranks disagree, appended to every mismatch message.
 inline constexpr const char* mismatch_causes =
@@ -70,14 +56,13 @@ inline constexpr const char* mismatch_causes =
 
 /// "rank 1 expects 4000 bytes from rank 0, which sends 16000 bytes, in broadcast (binomial),
 /// call 3, step 1 of 2. <causes>" (the first words are what earlier releases said).
-inline std::string size_mismatch_text(const char* transport, std::size_t me, std::size_t peer, std::size_t want,
-                                       std::size_t have, const StepInfo* info)
-{
-  return std::string(transport) + ": rank " + std::to_string(me) + " expects " + std::to_string(want) +
-         " bytes from rank " + std::to_string(peer) + ", which sends " + std::to_string(have) + " bytes" +
-         element_counts(want, have, info) + ", in " + describe_step(info) + ". " + mismatch_causes;
-}
+COLLECTIVES_DECL std::string size_mismatch_text(const char* transport, std::size_t me, std::size_t peer,
+                                                std::size_t want, std::size_t have, const StepInfo* info);
 
 } // namespace detail
 
 } // namespace collectives
+
+#if !defined(COLLECTIVES_SEPARATE_COMPILATION)
+#include <collectives/transport/impl/errors.ipp>
+#endif

@@ -59,6 +59,7 @@
 // last look. So either the waker sees the flag and rings, or the sleeper sees the change.
 
 #include <collectives/cost/model.hpp>
+#include <collectives/detail/config.hpp>
 #include <collectives/transport/concepts.hpp>
 #include <collectives/transport/errors.hpp>
 
@@ -87,36 +88,12 @@ namespace detail {
 /// same total size: copies, or combines with `combine` segment by segment (segments end
 /// where a piece of either side ends, so at element boundaries when both sides' pieces,
 /// and begin and end, are cut there).
-inline void transfer(const ConstBytes* from, std::size_t nfrom, std::span<const MutableBytes> to,
-                     const ReceiveCombine* combine, std::size_t begin, std::size_t end)
-{
-  std::size_t fi = 0, fo = begin, ti = 0, to_at = begin;
-  while (fi < nfrom && fo >= from[fi].size && fo != 0) fo -= from[fi++].size;
-  while (ti < to.size() && to_at >= to[ti].size && to_at != 0) to_at -= to[ti++].size;
-  for (std::size_t left = end - begin; left != 0;) {
-    while (from[fi].size == fo) { // (empty pieces too)
-      ++fi;
-      fo = 0;
-    }
-    while (to[ti].size == to_at) {
-      ++ti;
-      to_at = 0;
-    }
-    const std::size_t n = std::min({left, from[fi].size - fo, to[ti].size - to_at});
-    if (combine != nullptr) combine->fn(combine->ctx, to[ti].data + to_at, from[fi].data + fo, n);
-    else std::memcpy(to[ti].data + to_at, from[fi].data + fo, n);
-    left -= n;
-    fo += n;
-    to_at += n;
-  }
-}
+COLLECTIVES_DECL void transfer(const ConstBytes* from, std::size_t nfrom, std::span<const MutableBytes> to,
+                              const ReceiveCombine* combine, std::size_t begin, std::size_t end);
 
 /// The whole of a gather list into a scatter list of the same total size.
-inline void transfer(const ConstBytes* from, std::size_t nfrom, std::span<const MutableBytes> to,
-                     const ReceiveCombine* combine)
-{
-  transfer(from, nfrom, to, combine, 0, total_bytes(std::span<const ConstBytes>(from, nfrom)));
-}
+COLLECTIVES_DECL void transfer(const ConstBytes* from, std::size_t nfrom, std::span<const MutableBytes> to,
+                              const ReceiveCombine* combine);
 
 } // namespace detail
 
@@ -190,37 +167,10 @@ private:
 class Team {
 public:
   /// A team of p >= 1 ranks.
-  explicit Team(std::size_t p, Options options = {}) : p_(p)
-  {
-    if (p == 0) throw std::invalid_argument("collectives::threads::Team: the team needs at least one rank");
-    eager_ = options.eager_bytes != 0 ? options.eager_bytes : 4096;
-    // An eager message, a wrap before it and the next entry's word fit an empty ring.
-    const std::size_t least = 2 * (round64(eager_) + header_bytes) + 64;
-    ring_bytes_ = std::bit_ceil(std::max(options.channel_bytes, least));
-    ring_mask_ = ring_bytes_ - 1;
-    // With more ranks than cores, a spinning rank holds the core the rank it waits for
-    // needs: poll only briefly before blocking.
-    const unsigned cores = std::thread::hardware_concurrency();
-    cores_ = cores != 0 ? cores : 1;
-    oversubscribed_ = cores != 0 && p > cores;
-    // Spinning only pays when the partner is running on another core: a short spin, a few
-    // yields (which hand the core to a runnable partner), then block. Measured with
-    // benchmarks/threads_transport.cpp on 2 shared cores: long spins (4096 polls and more)
-    // cost a scheduler time slice per step whenever other processes load the machine.
-    spin_limit_ = options.spin != 0 ? options.spin : oversubscribed_ ? 32 : 1024;
-    yield_limit_ = options.yields != 0 ? options.yields : oversubscribed_ ? 4 : 16;
-    share_chunk_ = options.share_chunk != 0 ? options.share_chunk : oversubscribed_ ? std::size_t(-1) : 64 * 1024;
-    channels_ = std::make_unique<Channel[]>(p_ * p_);
-    ranks_ = std::make_unique<RankState[]>(p_);
-    reset();
-  }
+  explicit Team(std::size_t p, Options options = {});
   Team(const Team&) = delete;
   Team& operator=(const Team&) = delete;
-  ~Team()
-  {
-    for (std::size_t i = 0; i < p_ * p_; ++i)
-      if (std::byte* ring = channels_[i].ring.load(); ring != nullptr) ::operator delete(ring, std::align_val_t{64});
-  }
+  ~Team();
 
   std::size_t size() const noexcept { return p_; }
   /// The cost model of this team's exchanges, for choosing algorithms: one node's shared
@@ -403,82 +353,23 @@ private:
     return header_bytes + (h.bytes <= eager_ ? round64(h.bytes) : 0);
   }
 
-  void reset()
-  {
-    for (std::size_t i = 0; i < p_ * p_; ++i) {
-      // Positions go on from the last run (see Channel); a message a failed run left
-      // behind is dropped.
-      Channel& ch = channels_[i];
-      ch.tail.store(ch.head, std::memory_order_relaxed);
-      ch.tail_seen = ch.head;
-      ch.offer.store(idle, std::memory_order_relaxed);
-    }
-    for (std::size_t r = 0; r < p_; ++r) {
-      ranks_[r].sleeping.store(false, std::memory_order_relaxed);
-      ranks_[r].finished.store(false, std::memory_order_relaxed);
-    }
-    asleep_ = 0;
-    live_ = p_;
-    deadlocked_.store(false);
-    failed_.store(false);
-    failed_rank_ = 0;
-    failure_ = nullptr;
-  }
+  void reset();
 
   // --- sleeping and waking -------------------------------------------------------------
 
   /// Rank q may be able to go on: wake it if it sleeps. Called after a seq_cst store of
   /// what q waits for (see the top of this header).
-  void wake(std::size_t q)
-  {
-    RankState& rs = ranks_[q];
-    if (!rs.sleeping.load(std::memory_order_seq_cst)) return;
-    {
-      std::lock_guard lock(sleep_mutex_);
-      if (rs.sleeping.load(std::memory_order_relaxed)) {
-        rs.sleeping.store(false, std::memory_order_relaxed);
-        --asleep_;
-      }
-      rs.bell.fetch_add(1, std::memory_order_release);
-    }
-    rs.bell.notify_one();
-  }
-  void wake_all()
-  {
-    for (std::size_t r = 0; r < p_; ++r) wake(r);
-  }
+  void wake(std::size_t q);
+  void wake_all();
 
-  void finish(std::size_t r)
-  {
-    {
-      std::lock_guard lock(sleep_mutex_);
-      --live_;
-    }
-    ranks_[r].finished.store(true, std::memory_order_seq_cst);
-    wake_all();
-  }
+  void finish(std::size_t r);
 
   /// Rank r leaves with exception e; `culprit` is the rank to blame (r itself, or the rank
   /// a RankFailed from r names).
-  void fail(std::size_t r, std::size_t culprit, std::exception_ptr e)
-  {
-    poison(culprit, e);
-    finish(r);
-  }
+  void fail(std::size_t r, std::size_t culprit, std::exception_ptr e);
 
   /// Fails the team (the first failure wins) and wakes every rank.
-  void poison(std::size_t culprit, std::exception_ptr e)
-  {
-    {
-      std::lock_guard lock(failure_mutex_);
-      if (!failed_.load(std::memory_order_relaxed)) {
-        failed_rank_ = culprit;
-        failure_ = e;
-        failed_.store(true, std::memory_order_seq_cst);
-      }
-    }
-    wake_all();
-  }
+  void poison(std::size_t culprit, std::exception_ptr e);
 
   /// Throws e after failing the team with it, so the peers are released at once even if
   /// the caller catches e and carries on.
@@ -490,24 +381,7 @@ private:
     std::rethrow_exception(ptr);
   }
 
-  [[noreturn]] void throw_released(std::size_t me, std::size_t peer, const StepInfo* info)
-  {
-    if (deadlocked_.load(std::memory_order_acquire)) {
-      std::string what;
-      {
-        std::lock_guard lock(sleep_mutex_);
-        what = deadlock_text_;
-      }
-      throw Deadlock(what);
-    }
-    if (failed_.load(std::memory_order_acquire))
-      throw RankFailed(failed_rank_, "collectives::threads: rank " + std::to_string(me) + ", in " +
-                                         detail::describe_step(info) + ", released because rank " +
-                                         std::to_string(failed_rank_) + " failed");
-    raise(me, RankFailed(peer, "collectives::threads: rank " + std::to_string(me) + ", in " +
-                                   detail::describe_step(info) + ", waits for rank " + std::to_string(peer) +
-                                   ", which has already returned. " + detail::mismatch_causes));
-  }
+  [[noreturn]] void throw_released(std::size_t me, std::size_t peer, const StepInfo* info);
 
   static void pause()
   {
@@ -576,521 +450,9 @@ inline void Endpoint::exchange(std::span<const SendRequest> sends, std::span<con
 }
 
 
-inline void Team::check_header(std::size_t me, const RecvRequest& r, const Header& h, const StepInfo* info)
-{
-  // Only calls that name themselves on both sides can be compared.
-  if (info == nullptr || info->call == 0 || h.call == 0) return;
-  if (h.call == info->call && h.step == info->step && h.collective == info->collective) return;
-  StepInfo theirs{h.collective, h.algorithm, h.call, h.step, h.steps};
-  std::string what = "collectives::threads: rank " + std::to_string(me) + ", in " + detail::describe_step(info) +
-                     ", expects a message from rank " + std::to_string(r.peer) + " but finds one of " +
-                     detail::describe_step(&theirs) + " (" + std::to_string(h.bytes) + " bytes)";
-  if (h.call < info->call) what += ", left over from an earlier call that never received it";
-  else if (h.call > info->call) what += ": rank " + std::to_string(r.peer) + " has gone on to a later call";
-  raise(me, CallMismatch(what + ". " + detail::mismatch_causes));
-}
-
-inline bool Team::try_post(std::size_t me, const SendRequest& s, const StepInfo* info, bool& done)
-{
-  Channel& ch = channel(me, s.peer);
-  const std::size_t bytes = total_bytes(s.pieces);
-  const bool eager = bytes <= eager_;
-  if (!eager && ch.offer.load(std::memory_order_relaxed) != idle) return false; // an earlier offer is open
-  const std::uint64_t entry = header_bytes + (eager ? round64(bytes) : 0);
-  const std::uint64_t head = ch.head;
-  const std::uint64_t at = head & ring_mask_;
-  const std::uint64_t skip = ring_bytes_ - at < entry ? ring_bytes_ - at : 0; // wrap to the start
-  // Room for the entry and for the next entry's word, which is zeroed below.
-  const std::uint64_t end = head + skip + entry;
-  if (end + seq_bytes - ch.tail_seen > ring_bytes_) {
-    ch.tail_seen = ch.tail.load(std::memory_order_acquire);
-    if (end + seq_bytes - ch.tail_seen > ring_bytes_) return false; // full: the receiver lags
-  }
-  if (ch.ring.load(std::memory_order_relaxed) == nullptr) { // first message (only the sender writes it)
-    auto* ring = static_cast<std::byte*>(::operator new(ring_bytes_, std::align_val_t{64}));
-    std::memset(ring, 0, ring_bytes_);
-    ch.ring.store(ring, std::memory_order_release);
-  }
-  Header h;
-  h.bytes = bytes;
-  if (info != nullptr) {
-    h.call = info->call;
-    h.step = static_cast<std::uint32_t>(info->step);
-    h.steps = static_cast<std::uint32_t>(info->steps);
-    h.collective = info->collective;
-    h.algorithm = info->algorithm;
-  }
-  std::byte* e = entry_at(ch, head + skip);
-  std::memcpy(e + seq_bytes, &h, sizeof h);
-  if (eager) {
-    std::byte* to = e + header_bytes;
-    for (const auto& piece : s.pieces) {
-      if (piece.size != 0) std::memcpy(to, piece.data, piece.size);
-      to += piece.size;
-    }
-  } else {
-    ch.pieces = s.pieces.data();
-    ch.count = s.pieces.size();
-    ch.offer.store(offered, std::memory_order_relaxed); // published by the entry's word
-  }
-  // Zeroed last: the line is likely still in the receiver's cache, and a store that waits
-  // for it ahead of the header's copy (which reloads the header from the stack) would
-  // serialise two cache-line transfers (measured: ~0.1 us a message).
-  seq_word(entry_at(ch, end)).store(0, std::memory_order_relaxed); // published by the entry's word
-  publish(e, head + skip);
-  if (skip != 0) {
-    // The receiver polls at head: the wrap goes out after the entry it leads to.
-    Header w;
-    w.bytes = wrap_bit | skip;
-    std::byte* we = entry_at(ch, head);
-    std::memcpy(we + seq_bytes, &w, sizeof w);
-    publish(we, head);
-  }
-  ch.head = end;
-  wake(s.peer);
-  done = eager;
-  return true;
-}
-
-/// Whether receive r combines into memory a send of this exchange that has not finished
-/// still reads (an unposted send, or an offer the peer may be reading): an in-place
-/// exchange such as recursive doubling's. Spans are compared, so this errs towards yes.
-inline bool Team::overlaps_open_send(std::size_t me, const RecvRequest& r)
-{
-  if (r.combine == nullptr) return false;
-  const std::byte *lo = nullptr, *hi = nullptr;
-  for (const auto& piece : r.pieces)
-    if (piece.size != 0) {
-      lo = lo == nullptr ? piece.data : std::min(lo, static_cast<const std::byte*>(piece.data));
-      hi = std::max(hi, static_cast<const std::byte*>(piece.data + piece.size));
-    }
-  if (lo == nullptr) return false;
-  RankState& rs = ranks_[me];
-  for (std::size_t i = 0; i < rs.sends.size(); ++i) {
-    if (rs.send_state[i] == 2) continue;
-    if (rs.send_state[i] == 1 && channel(me, rs.sends[i].peer).offer.load(std::memory_order_acquire) == copied)
-      continue;
-    for (const auto& piece : rs.sends[i].pieces)
-      if (piece.size != 0 && piece.data < hi && lo < piece.data + piece.size) return true;
-  }
-  return false;
-}
-
-/// Room for `bytes` more staged bytes of this exchange (their offset in `offset`); the
-/// staged bytes so far move with the buffer when it grows.
-inline std::byte* Team::stage(std::size_t me, std::size_t bytes, std::size_t& offset)
-{
-  RankState& rs = ranks_[me];
-  offset = rs.stage_used;
-  const std::size_t need = offset + round64(bytes);
-  if (need > rs.stage_capacity) {
-    const std::size_t grown = std::max(need, 2 * rs.stage_capacity);
-    auto* fresh = static_cast<std::byte*>(::operator new(grown, std::align_val_t{64}));
-    if (rs.stage != nullptr) {
-      if (offset != 0) std::memcpy(fresh, rs.stage, offset);
-      ::operator delete(rs.stage, std::align_val_t{64});
-    }
-    rs.stage = fresh;
-    rs.stage_capacity = grown;
-  }
-  rs.stage_used = need;
-  return rs.stage + offset;
-}
-
-inline bool Team::try_receive(std::size_t me, std::size_t index, const StepInfo* info)
-{
-  RankState& rs = ranks_[me];
-  const RecvRequest& r = rs.recvs[index];
-  Channel& ch = channel(r.peer, me);
-  std::uint64_t tail = ch.tail.load(std::memory_order_relaxed);
-  const std::byte* e = published_at(ch, tail, std::memory_order_acquire);
-  if (e == nullptr) return false;
-  Header h = header_at(e);
-  if ((h.bytes & wrap_bit) != 0) {
-    tail += entry_bytes(h); // the sender published the entry before the wrap
-    e = entry_at(ch, tail);
-    h = header_at(e);
-  }
-  check_header(me, r, h, info);
-  const std::size_t want = total_bytes(r.pieces);
-  if (h.bytes != want)
-    raise(me, std::length_error(detail::size_mismatch_text("collectives::threads", me, r.peer, want, h.bytes, info)));
-  // Combining into memory this rank still sends from would change what its peer reads:
-  // copy the message aside instead, and combine once every send has been taken.
-  MutableBytes staged{};
-  std::span<const MutableBytes> into = r.pieces;
-  const ReceiveCombine* combine = r.combine;
-  if (overlaps_open_send(me, r)) {
-    staged.size = want;
-    staged.data = stage(me, want, rs.staged_at[index]);
-    into = std::span<const MutableBytes>(&staged, 1);
-    combine = nullptr;
-  }
-  if (h.bytes <= eager_) {
-    const ConstBytes payload{e + header_bytes, h.bytes};
-    detail::transfer(&payload, 1, into, combine);
-  } else {
-    std::uint32_t expected = offered;
-    // Claim before reading; failing means the sender left and took its offer back.
-    if (!ch.offer.compare_exchange_strong(expected, claimed, std::memory_order_acq_rel, std::memory_order_acquire))
-      throw_released(me, r.peer, info);
-    receive_shared(ch, r.peer, into, combine, want);
-  }
-  ch.tail.store(tail + entry_bytes(h), std::memory_order_seq_cst);
-  wake(r.peer);
-  return true;
-}
-
-inline void Team::exchange(std::size_t me, std::span<const SendRequest> sends, std::span<const RecvRequest> recvs,
-                           const StepInfo* info)
-{
-  for (const auto& s : sends)
-    if (s.peer >= p_ || s.peer == me)
-      throw std::invalid_argument("collectives::threads: rank " + std::to_string(me) + ", in " +
-                                  detail::describe_step(info) + ", sends to invalid rank " + std::to_string(s.peer));
-  for (const auto& r : recvs)
-    if (r.peer >= p_ || r.peer == me)
-      throw std::invalid_argument("collectives::threads: rank " + std::to_string(me) + ", in " +
-                                  detail::describe_step(info) + ", receives from invalid rank " +
-                                  std::to_string(r.peer));
-  if (failed_.load(std::memory_order_acquire) || deadlocked_.load(std::memory_order_acquire))
-    throw_released(me, p_, info); // (failed_rank_ is read only once failed_ is seen)
-
-  // The state of this exchange lives in the rank's reusable vectors: no allocation once
-  // the rank has seen a step this large.
-  RankState& rs = ranks_[me];
-  const std::size_t ns = sends.size(), nr = recvs.size();
-  if (rs.send_state.size() < ns) {
-    rs.send_state.resize(ns);
-    rs.send_prev.resize(ns);
-  }
-  if (rs.recv_done.size() < nr) {
-    rs.recv_done.resize(nr);
-    rs.recv_prev.resize(nr);
-    rs.staged_at.resize(nr);
-  }
-  if (rs.last.size() < p_) rs.last.assign(p_, npos);
-  // Messages to (from) one peer go (are taken) in order: note each one's predecessor.
-  for (std::size_t i = 0; i < ns; ++i) {
-    rs.send_state[i] = 0;
-    rs.send_prev[i] = std::exchange(rs.last[sends[i].peer], i);
-  }
-  for (const auto& s : sends) rs.last[s.peer] = npos;
-  for (std::size_t i = 0; i < nr; ++i) {
-    rs.recv_done[i] = 0;
-    rs.staged_at[i] = npos;
-    rs.recv_prev[i] = std::exchange(rs.last[recvs[i].peer], i);
-  }
-  for (const auto& r : recvs) rs.last[r.peer] = npos;
-  rs.sends = sends;
-  rs.recvs = recvs;
-  rs.info = info;
-  rs.stage_used = 0;
-
-  std::size_t open = ns + nr;
-  try {
-    unsigned idle_polls = 0;
-    while (true) {
-      bool progress = false;
-      for (std::size_t i = 0; i < ns; ++i) {
-        std::uint8_t& st = rs.send_state[i];
-        if (st == 2) continue;
-        if (st == 0) {
-          if (rs.send_prev[i] != npos && rs.send_state[rs.send_prev[i]] == 0) continue;
-          bool done = false;
-          if (!try_post(me, sends[i], info, done)) continue;
-          st = done ? 2 : 1;
-          open -= done;
-          progress = true;
-        } else {
-          Channel& ch = channel(me, sends[i].peer);
-          if (ch.offer.load(std::memory_order_acquire) == copied) {
-            ch.offer.store(idle, std::memory_order_relaxed);
-            st = 2;
-            --open;
-            progress = true;
-          }
-        }
-      }
-      for (std::size_t i = 0; i < nr; ++i) {
-        if (rs.recv_done[i] || (rs.recv_prev[i] != npos && !rs.recv_done[rs.recv_prev[i]])) continue;
-        if (try_receive(me, i, info)) {
-          rs.recv_done[i] = 1;
-          --open;
-          progress = true;
-        }
-      }
-      if (open == 0) {
-        // Every send has been taken: the staged receives may now combine into place.
-        for (std::size_t i = 0; i < nr; ++i)
-          if (rs.staged_at[i] != npos) {
-            const ConstBytes staged{rs.stage + rs.staged_at[i], total_bytes(recvs[i].pieces)};
-            detail::transfer(&staged, 1, recvs[i].pieces, recvs[i].combine);
-          }
-        return;
-      }
-      if (progress) {
-        idle_polls = 0;
-        continue;
-      }
-      // Nothing else to do: help receivers copy this rank's shared offers. Only a rank
-      // that receives nothing in this step helps: in an exchange both ways, each rank is
-      // busy with its own receive, and a helper's writes into its peer's memory cost more
-      // than they save (ring reduce-scatter, p = 2, 256 KiB: 8.2 -> 9.1-9.6 us).
-      for (std::size_t i = 0; i < ns && nr == 0; ++i) {
-        if (rs.send_state[i] != 1) continue;
-        Channel& ch = channel(me, sends[i].peer);
-        if (ch.offer.load(std::memory_order_acquire) != shared || !chunks_left(ch)) continue;
-        if (std::exception_ptr e = move_chunks(ch, false)) std::rethrow_exception(e);
-        progress = true;
-      }
-      if (progress) {
-        idle_polls = 0;
-        continue;
-      }
-      if (failed_.load(std::memory_order_acquire) || deadlocked_.load(std::memory_order_acquire))
-        throw_released(me, p_, info); // (failed_rank_ is read only once failed_ is seen)
-      if (++idle_polls < spin_limit_) {
-        pause();
-        continue;
-      }
-      if (idle_polls < spin_limit_ + yield_limit_) {
-        std::this_thread::yield();
-        continue;
-      }
-      block(me);
-      idle_polls = 0;
-    }
-  } catch (...) {
-    withdraw(me);
-    throw;
-  }
-}
-
-/// Whether rank me could go on now (seq_cst loads: see the top of this header).
-inline bool Team::can_progress(std::size_t me)
-{
-  if (failed_.load(std::memory_order_seq_cst) || deadlocked_.load(std::memory_order_seq_cst)) return true;
-  RankState& rs = ranks_[me];
-  for (std::size_t i = 0; i < rs.sends.size(); ++i) {
-    Channel& ch = channel(me, rs.sends[i].peer);
-    // A peer that has returned since the last look: block() reports it.
-    if (rs.send_state[i] != 2 && ranks_[rs.sends[i].peer].finished.load(std::memory_order_seq_cst)) return true;
-    if (rs.send_state[i] == 1 && ch.offer.load(std::memory_order_seq_cst) == copied) return true;
-    if (rs.send_state[i] == 1 && rs.recvs.empty() && ch.offer.load(std::memory_order_seq_cst) == shared &&
-        chunks_left(ch))
-      return true; // it can help
-    if (rs.send_state[i] == 0 && (rs.send_prev[i] == npos || rs.send_state[rs.send_prev[i]] != 0) &&
-        ch.tail.load(std::memory_order_seq_cst) != ch.tail_seen)
-      return true; // room may have been made
-    // An unposted offer may also wait for the previous offer, which a retire frees.
-  }
-  for (std::size_t i = 0; i < rs.recvs.size(); ++i) {
-    if (rs.recv_done[i] || (rs.recv_prev[i] != npos && !rs.recv_done[rs.recv_prev[i]])) continue;
-    Channel& ch = channel(rs.recvs[i].peer, me);
-    if (published_at(ch, ch.tail.load(std::memory_order_relaxed), std::memory_order_seq_cst) != nullptr) return true;
-    if (ranks_[rs.recvs[i].peer].finished.load(std::memory_order_seq_cst)) return true;
-  }
-  return false;
-}
-
-/// "waits for a message from rank 1; waits for rank 2 to take its 16000-byte message"
-inline std::string Team::waits_text(std::size_t r)
-{
-  RankState& rs = ranks_[r];
-  std::string s;
-  auto add = [&](const std::string& what) { s += (s.empty() ? "" : "; ") + what; };
-  for (std::size_t i = 0; i < rs.sends.size(); ++i) {
-    const std::string bytes = std::to_string(total_bytes(rs.sends[i].pieces));
-    const std::string peer = std::to_string(rs.sends[i].peer);
-    if (rs.send_state[i] == 1) add("waits for rank " + peer + " to take its " + bytes + "-byte message");
-    else if (rs.send_state[i] == 0) add("waits for room to send " + bytes + " bytes to rank " + peer);
-  }
-  for (std::size_t i = 0; i < rs.recvs.size(); ++i)
-    if (!rs.recv_done[i])
-      add("waits for a message of " + std::to_string(total_bytes(rs.recvs[i].pieces)) + " bytes from rank " +
-          std::to_string(rs.recvs[i].peer));
-  return s;
-}
-
-/// Sleeps until rung; declares a deadlock when this rank is the last live one to sleep.
-inline void Team::block(std::size_t me)
-{
-  RankState& rs = ranks_[me];
-  // A peer that has returned will never answer -- unless it took this rank's offer, or made
-  // room in the ring, before it returned: its `copied` (tail) store precedes its `finished`
-  // store, so reading finished first and then the channel sees it. Go on in that case.
-  for (std::size_t i = 0; i < rs.sends.size(); ++i) {
-    if (rs.send_state[i] == 2 || !ranks_[rs.sends[i].peer].finished.load(std::memory_order_acquire)) continue;
-    const Channel& ch = channel(me, rs.sends[i].peer);
-    if (rs.send_state[i] == 1 && ch.offer.load(std::memory_order_acquire) == copied) return;
-    if (rs.send_state[i] == 0 && ch.tail.load(std::memory_order_acquire) != ch.tail_seen) return;
-    throw_released(me, rs.sends[i].peer, rs.info);
-  }
-  for (std::size_t i = 0; i < rs.recvs.size(); ++i) {
-    const std::size_t q = rs.recvs[i].peer;
-    if (!rs.recv_done[i] && ranks_[q].finished.load(std::memory_order_acquire) &&
-        published_at(channel(q, me), channel(q, me).tail.load(std::memory_order_relaxed), std::memory_order_acquire) ==
-            nullptr)
-      throw_released(me, q, rs.info);
-  }
-  std::unique_lock lock(sleep_mutex_);
-  const std::uint32_t bell = rs.bell.load(std::memory_order_acquire);
-  rs.sleeping.store(true, std::memory_order_seq_cst);
-  ++asleep_;
-  auto unregister = [&] {
-    if (rs.sleeping.load(std::memory_order_relaxed)) {
-      rs.sleeping.store(false, std::memory_order_relaxed);
-      --asleep_;
-    }
-  };
-  if (can_progress(me)) {
-    unregister();
-    return;
-  }
-  if (asleep_ == live_) {
-    // Every live rank sleeps and none was rung since it last looked: nothing can move.
-    std::string what = "collectives::threads: deadlock: every rank that has not returned waits and no message can move:";
-    const char* sep = " ";
-    for (std::size_t r = 0; r < p_; ++r)
-      if (ranks_[r].sleeping.load(std::memory_order_relaxed)) {
-        what += sep + ("rank " + std::to_string(r)) + ", in " + detail::describe_step(ranks_[r].info) + ", " +
-                waits_text(r);
-        sep = "; ";
-      }
-    deadlock_text_ = what + ". " + detail::mismatch_causes;
-    deadlocked_.store(true, std::memory_order_seq_cst);
-    unregister();
-    lock.unlock();
-    wake_all();
-    throw Deadlock(deadlock_text_);
-  }
-  lock.unlock();
-  rs.bell.wait(bell, std::memory_order_acquire);
-  if (rs.sleeping.load(std::memory_order_acquire)) { // woken by no one (spurious)
-    lock.lock();
-    unregister();
-  }
-}
-
-/// Whether a shared offer has chunks no one has taken.
-inline bool Team::chunks_left(const Channel& ch)
-{
-  const std::uint64_t t = ch.taken.load(std::memory_order_relaxed);
-  return (t & 0xFFFFFFFFu) + (t >> 32) < ch.chunks;
-}
-
-/// Takes chunks of a shared offer, from the front (the receiver) or the back (the sender),
-/// and moves them until none is left. After a chunk throws, the rest are taken without
-/// being moved, so that every chunk is still counted in `moved`; returns the exception.
-inline std::exception_ptr Team::move_chunks(Channel& ch, bool front) noexcept
-{
-  std::exception_ptr error;
-  while (true) {
-    const std::uint64_t was = ch.taken.fetch_add(front ? 1 : std::uint64_t{1} << 32, std::memory_order_relaxed);
-    const std::size_t from_front = was & 0xFFFFFFFFu, from_back = was >> 32;
-    if (from_front + from_back >= ch.chunks) return error;
-    const std::size_t k = front ? from_front : ch.chunks - 1 - from_back;
-    if (error == nullptr && !ch.failed.load(std::memory_order_relaxed)) {
-      try {
-        detail::transfer(ch.pieces, ch.count, ch.into, ch.combine, k * ch.chunk,
-                         std::min(ch.bytes, (k + 1) * ch.chunk));
-      } catch (...) {
-        error = std::current_exception();
-        if (!ch.failed.exchange(true, std::memory_order_relaxed)) ch.error = error;
-      }
-    }
-    ch.moved.fetch_add(1, std::memory_order_release);
-  }
-}
-
-/// The receiver's side of a claimed single-copy offer: moves it alone, or shares it with
-/// the sender (see the top of this header) and waits for the sender's chunks. Leaves the
-/// offer copied, also when a chunk threw (then rethrown here), so the sender can go on.
-inline void Team::receive_shared(Channel& ch, std::size_t peer, std::span<const MutableBytes> into,
-                                 const ReceiveCombine* combine, std::size_t bytes)
-{
-  // Chunks of whole elements; a combine that may not run on two threads is not shared.
-  std::size_t chunk = share_chunk_;
-  if (combine != nullptr && chunk != std::size_t(-1))
-    chunk = combine->grain == 0 ? std::size_t(-1) : std::max(chunk / combine->grain, std::size_t{1}) * combine->grain;
-  const std::size_t chunks = chunk > bytes / 2 ? 1 : (bytes + chunk - 1) / chunk;
-  // A sender asleep would not help before the receiver is done.
-  if (chunks < 2 || chunks > 0xFFFFFFFFu || ranks_[peer].sleeping.load(std::memory_order_relaxed)) {
-    try {
-      detail::transfer(ch.pieces, ch.count, into, combine);
-    } catch (...) {
-      ch.offer.store(copied, std::memory_order_seq_cst);
-      wake(peer);
-      throw;
-    }
-    ch.offer.store(copied, std::memory_order_seq_cst);
-    return;
-  }
-  ch.into = into;
-  ch.combine = combine;
-  ch.bytes = bytes;
-  ch.chunk = chunk;
-  ch.chunks = chunks;
-  ch.error = nullptr;
-  ch.failed.store(false, std::memory_order_relaxed);
-  ch.moved.store(0, std::memory_order_relaxed);
-  ch.taken.store(0, std::memory_order_relaxed);
-  ch.offer.store(shared, std::memory_order_release);
-  move_chunks(ch, true); // (a failure is in ch.failed and ch.error)
-  // The sender may still be moving a chunk, into this rank's memory: wait for it.
-  for (unsigned polls = 0; ch.moved.load(std::memory_order_acquire) != chunks; ++polls)
-    if (polls < spin_limit_) pause();
-    else std::this_thread::yield();
-  std::exception_ptr error = ch.failed.load(std::memory_order_relaxed) ? ch.error : nullptr;
-  ch.error = nullptr;
-  ch.offer.store(copied, std::memory_order_seq_cst);
-  if (error != nullptr) {
-    wake(peer);
-    std::rethrow_exception(error);
-  }
-}
-
-/// Called by a sender leaving exchange() by an exception: every open offer is either taken
-/// back, so no receiver reads it after the sender's buffers are gone, or, if a receiver has
-/// claimed it, waited for until copied.
-inline void Team::withdraw(std::size_t me) noexcept
-{
-  RankState& rs = ranks_[me];
-  for (std::size_t i = 0; i < rs.sends.size(); ++i) {
-    if (rs.send_state[i] != 1) continue;
-    Channel& ch = channel(me, rs.sends[i].peer);
-    while (true) {
-      std::uint32_t expected = offered;
-      if (ch.offer.compare_exchange_strong(expected, withdrawn, std::memory_order_acq_rel)) break;
-      if (expected == copied) break;
-      // Claimed: the receiver is copying (a bounded memcpy). Yield: it may need a core.
-      std::this_thread::yield();
-    }
-    rs.send_state[i] = 2;
-  }
-  rs.sends = {};
-  rs.recvs = {};
-}
-
-/// After a run without failure: a message still in a channel was never received.
-inline void Team::check_all_received()
-{
-  for (std::size_t from = 0; from < p_; ++from)
-    for (std::size_t to = 0; to < p_; ++to) {
-      Channel& ch = channel(from, to);
-      const std::uint64_t tail = ch.tail.load(std::memory_order_acquire);
-      if (ch.head == tail) continue; // (every rank has joined)
-      const std::byte* e = entry_at(ch, tail);
-      if (const Header w = header_at(e); (w.bytes & wrap_bit) != 0) e = entry_at(ch, tail + entry_bytes(w));
-      const Header h = header_at(e);
-      const StepInfo theirs{h.collective, h.algorithm, h.call, h.step, h.steps};
-      throw CallMismatch("collectives::threads: rank " + std::to_string(to) + " never received the " +
-                         std::to_string(h.bytes) + "-byte message rank " + std::to_string(from) + " sent it in " +
-                         detail::describe_step(&theirs) + "; results of that call may be wrong. " +
-                         detail::mismatch_causes);
-    }
-}
-
 } // namespace threads
 } // namespace collectives
+
+#if !defined(COLLECTIVES_SEPARATE_COMPILATION)
+#include <collectives/transport/impl/threads.ipp>
+#endif

@@ -1,0 +1,3 @@
+// collectives::compiled: the library's non-template code, compiled once for programs built
+// with COLLECTIVES_SEPARATE_COMPILATION (the target defines it for them).
+#include <collectives/separate_compilation.hpp>
