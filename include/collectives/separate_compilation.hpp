@@ -2,9 +2,9 @@
 // The library's compiled part, for programs built with COLLECTIVES_SEPARATE_COMPILATION
 // (detail/config.hpp): include this header in exactly one source file of the program, or
 // link the CMake target collectives::compiled, which is that file. It holds the threads
-// transport, the error texts and the executor core for the threads transport; everything
-// else stays in the headers (templates over the caller's types, and the MPI transport,
-// whose users may build without MPI's compiler wrappers elsewhere).
+// transport, the error texts and the executor core (every transport's: it reaches the
+// endpoint through detail::EndpointRef); everything else stays in the headers (templates
+// over the caller's types, and the MPI transport, so that the library needs no MPI).
 
 #if !defined(COLLECTIVES_SEPARATE_COMPILATION)
 #error "collectives/separate_compilation.hpp: define COLLECTIVES_SEPARATE_COMPILATION in every translation unit (without it the headers already define everything)"
@@ -14,11 +14,6 @@
 #include <collectives/transport/errors.hpp>
 #include <collectives/transport/threads.hpp>
 
+#include <collectives/execution/impl/executor.ipp>
 #include <collectives/transport/impl/errors.ipp>
 #include <collectives/transport/impl/threads.ipp>
-
-namespace collectives {
-template void run_schedule<threads::Endpoint>(const detail::ScheduleRef&, threads::Endpoint&,
-                                              std::array<detail::ByteBuffer, 3>, const detail::Reducer*,
-                                              ExecContext&, StepInfo);
-} // namespace collectives

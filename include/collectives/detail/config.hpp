@@ -2,7 +2,7 @@
 // Header-only or separately compiled (as Asio and {fmt} offer).
 //
 // By default every translation unit compiles the library's non-template code that it
-// uses: the threads transport, the executor core (run_schedule) and the error texts. A
+// uses: the threads transport, the executor core (run_schedule_core) and the error texts. A
 // program that defines COLLECTIVES_SEPARATE_COMPILATION in every translation unit (the
 // CMake target collectives::compiled does) sees only their declarations and links them
 // from one compiled copy: the library collectives::compiled, or one source file of the

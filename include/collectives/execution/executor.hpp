@@ -12,6 +12,7 @@
 // allocates nothing per call or per step.
 
 #include <collectives/algorithm/operators.hpp>
+#include <collectives/detail/config.hpp>
 #include <collectives/execution/layout.hpp>
 #include <collectives/schedule/pattern.hpp>
 #include <collectives/schedule/schedule.hpp>
@@ -20,12 +21,15 @@
 #include <array>
 #include <cstddef>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <span>
 #include <type_traits>
 #include <vector>
 
 namespace collectives {
+
+class ExecContext;
 
 /// The operator used when a schedule never combines.
 struct NoCombine {
@@ -180,6 +184,39 @@ struct FusedCombine {
   const std::byte* other_base = nullptr;
 };
 
+/// An endpoint seen through function pointers, so that the executor core is compiled once
+/// for every transport (and, with COLLECTIVES_SEPARATE_COMPILATION, once in the program).
+/// What the core asks of a transport per step, an indirect call, is small against a step.
+struct EndpointRef {
+  void* ep = nullptr;
+  std::size_t rank = 0;
+  bool combines_on_receive = false; // combines_on_receive_v<E>
+  void (*exchange)(void* ep, std::span<const SendRequest>, std::span<const RecvRequest>, const StepInfo&) = nullptr;
+  void (*phase)(void* ep, Phase, bool begin, const StepInfo&) = nullptr; // null: no tracing
+  void mark(Phase ph, bool begin, const StepInfo& info) const
+  {
+    if (phase != nullptr) phase(ep, ph, begin, info);
+  }
+};
+
+template <endpoint E>
+EndpointRef endpoint_ref(E& ep)
+{
+  EndpointRef r;
+  r.ep = std::addressof(ep);
+  r.rank = ep.rank();
+  r.combines_on_receive = combines_on_receive_v<E>;
+  r.exchange = [](void* e, std::span<const SendRequest> sends, std::span<const RecvRequest> recvs,
+                  const StepInfo& info) { exchange_step(*static_cast<E*>(e), sends, recvs, info); };
+  if constexpr (requires(E& e, Phase ph, bool begin, const StepInfo& info) { e.phase(ph, begin, info); })
+    r.phase = [](void* e, Phase ph, bool begin, const StepInfo& info) { static_cast<E*>(e)->phase(ph, begin, info); };
+  return r;
+}
+
+/// The executor core: run_schedule for any endpoint (defined in execution/impl/executor.ipp).
+COLLECTIVES_DECL void run_schedule_core(const ScheduleRef& s, const EndpointRef& ep, std::array<ByteBuffer, 3> bufs,
+                                        const Reducer* red, ExecContext& x, StepInfo info);
+
 } // namespace detail
 
 /// Per-communicator reusable state of the executor: request lists and memory for scratch,
@@ -202,9 +239,9 @@ public:
   }
 
 private:
-  template <class E>
-  friend void run_schedule(const detail::ScheduleRef&, E&, std::array<detail::ByteBuffer, 3>, const detail::Reducer*,
-                           ExecContext&, StepInfo);
+  friend void detail::run_schedule_core(const detail::ScheduleRef&, const detail::EndpointRef&,
+                                        std::array<detail::ByteBuffer, 3>, const detail::Reducer*, ExecContext&,
+                                        StepInfo);
 
   StepOps ops_;
   std::vector<ConstBytes> send_pieces_;
@@ -218,291 +255,19 @@ private:
   detail::AlignedRegion scratch_, staging_, local_, result_, contribution_;
 };
 
-namespace detail {
-
-/// Appends the byte pieces of `pat` in `buf` to `out`, merging blocks adjacent in memory.
-template <class Piece>
-void append_pieces(const ByteBuffer& buf, std::size_t elem, const Pattern& pat, std::vector<Piece>& out)
-{
-  std::byte* pending = nullptr;
-  std::size_t pending_size = 0;
-  for (std::size_t i = 0; i < pat.count; ++i) {
-    const std::size_t b = pat[i];
-    const std::size_t n = buf.layout.length(b) * elem;
-    if (n == 0) continue;
-    std::byte* at = buf.data + buf.layout.offset(b) * elem;
-    if (pending != nullptr && pending + pending_size == at) {
-      pending_size += n;
-    } else {
-      if (pending != nullptr) out.push_back(Piece{pending, pending_size});
-      pending = at;
-      pending_size = n;
-    }
-  }
-  if (pending != nullptr) out.push_back(Piece{pending, pending_size});
-}
-
-/// Elements in the blocks of `pat`.
-inline std::size_t pattern_elements(const ByteBuffer& buf, const Pattern& pat)
-{
-  if (buf.layout.counts == nullptr && buf.layout.k == 1) return pat.count * buf.layout.n;
-  std::size_t n = 0;
-  for (std::size_t i = 0; i < pat.count; ++i) n += buf.layout.length(pat[i]);
-  return n;
-}
-
-/// Combines (or copies) contiguous `from` into the blocks of `pat` in order.
-inline void scatter_into(const ByteBuffer& buf, const Pattern& pat, const std::byte* from, Combine how,
-                         const Reducer* red, std::size_t elem)
-{
-  for (std::size_t i = 0; i < pat.count; ++i) {
-    const std::size_t b = pat[i];
-    const std::size_t n = buf.layout.length(b);
-    std::byte* dst = buf.data + buf.layout.offset(b) * elem;
-    if (how == Combine::copy || red == nullptr) {
-      if (n != 0) std::memcpy(dst, from, n * elem);
-    } else {
-      red->fn(red->op, dst, from, n, how);
-    }
-    from += n * elem;
-  }
-}
-
-/// Gathers the blocks of `pat` into contiguous `out`.
-inline void gather_from(const ByteBuffer& buf, const Pattern& pat, std::byte* out, std::size_t elem)
-{
-  for (std::size_t i = 0; i < pat.count; ++i) {
-    const std::size_t b = pat[i];
-    const std::size_t n = buf.layout.length(b) * elem;
-    if (n != 0) std::memcpy(out, buf.data + buf.layout.offset(b) * elem, n);
-    out += n;
-  }
-}
-
-struct CombineContext {
-  const Reducer* red;
-  Combine how;
-};
-
-inline void combine_on_receive(const void* ctx, std::byte* dst, const std::byte* src, std::size_t bytes)
-{
-  const auto& c = *static_cast<const CombineContext*>(ctx);
-  c.red->fn(c.red->op, dst, src, bytes / c.red->elem, c.how);
-}
-
-/// ReceiveCombine::fn of a FusedCombine: dst's old bytes are not read.
-inline void fused_on_receive(const void* ctx, std::byte* dst, const std::byte* src, std::size_t bytes)
-{
-  const auto& f = *static_cast<const FusedCombine*>(ctx);
-  const std::byte* other = f.other_base + (dst - f.dst_base);
-  if (f.how == Combine::left) f.red->fn3(f.red->op, dst, other, src, bytes / f.red->elem);
-  else f.red->fn3(f.red->op, dst, src, other, bytes / f.red->elem);
-}
-
-/// Whether local op `loc` of a step can run on receipt of copying receive `rcv`: it
-/// combines, into exactly the received blocks, blocks of another buffer that no receive of
-/// the step writes, and no earlier local op of the step touches either buffer; both sides
-/// are one piece of the same size (checked by the caller).
-/// (Buffers are the same memory or apart: an in-place call's input is its output.)
-inline bool fusable(const StepOps& ops, std::size_t li, const RecvOp& rcv, const std::array<ByteBuffer, 3>& bufs)
-{
-  auto at = [&](Buffer b) { return bufs[static_cast<int>(b)].data; };
-  const LocalOp& loc = ops.locals[li];
-  if (loc.combine == Combine::copy || rcv.combine != Combine::copy) return false;
-  if (at(loc.from.buffer) == at(loc.to.buffer)) return false;
-  if (loc.to.buffer != rcv.blocks.buffer || loc.to.count != rcv.blocks.count || loc.from.count != loc.to.count)
-    return false;
-  for (std::size_t i = 0; i < loc.to.count; ++i)
-    if (loc.to[i] != rcv.blocks[i]) return false;
-  for (const auto& r : ops.recvs)
-    if (at(r.blocks.buffer) == at(loc.from.buffer)) return false;
-  for (std::size_t j = 0; j < li; ++j) {
-    const LocalOp& e = ops.locals[j];
-    for (Buffer b : {e.from.buffer, e.to.buffer})
-      if (at(b) == at(loc.from.buffer) || at(b) == at(loc.to.buffer)) return false;
-  }
-  return true;
-}
-
-/// The one piece the blocks of `pat` make in `buf` (merging adjacent blocks), or a null
-/// piece when they make none or several.
-inline ConstBytes single_piece(const ByteBuffer& buf, std::size_t elem, const Pattern& pat)
-{
-  const std::byte* start = nullptr;
-  std::size_t size = 0;
-  for (std::size_t i = 0; i < pat.count; ++i) {
-    const std::size_t n = buf.layout.length(pat[i]) * elem;
-    if (n == 0) continue;
-    const std::byte* at = buf.data + buf.layout.offset(pat[i]) * elem;
-    if (start == nullptr) start = at;
-    else if (start + size != at) return {};
-    size += n;
-  }
-  return {start, size};
-}
-
-} // namespace detail
-
 /// Runs the schedule `s` as rank ep.rank() over `bufs` (input, output, scratch; the input
 /// may alias the output for in-place operations whose schedules never read the input),
 /// combining with `red` where the schedule says (null when it never combines). `info`
 /// names the call; its step is filled in. collective: every rank must call it with the
-/// same schedule.
-template <class E>
+/// same schedule. One body for every transport (detail::run_schedule_core): the endpoint
+/// is reached through detail::EndpointRef.
+template <endpoint E>
 void run_schedule(const detail::ScheduleRef& s, E& ep, std::array<detail::ByteBuffer, 3> bufs,
                   const detail::Reducer* red, ExecContext& x, StepInfo info)
 {
-  using detail::ByteBuffer;
-  const std::size_t me = ep.rank();
-  const std::size_t elem = red != nullptr ? red->elem : 1;
-  auto view = [&](Buffer b) -> const ByteBuffer& { return bufs[static_cast<int>(b)]; };
-  const detail::CombineContext left{red, Combine::left}, right{red, Combine::right};
-  const std::size_t grain = red != nullptr && red->concurrent ? elem : 0; // see ReceiveCombine
-  const ReceiveCombine on_left{&detail::combine_on_receive, &left, grain},
-      on_right{&detail::combine_on_receive, &right, grain};
-  constexpr bool transport_combines = combines_on_receive_v<E>;
-
-  for (std::size_t k = 0; k < s.steps; ++k) {
-    info.step = k;
-    detail::mark_phase(ep, Phase::post, true, info);
-    x.ops_.sends.clear();
-    x.ops_.recvs.clear();
-    x.ops_.locals.clear();
-    s.visit(s.object, me, k, x.ops_);
-
-    if (!x.ops_.sends.empty() || !x.ops_.recvs.empty()) {
-      x.send_pieces_.clear();
-      x.recv_pieces_.clear();
-      x.send_first_.clear();
-      x.recv_first_.clear();
-      x.staged_at_.clear();
-      for (const auto& snd : x.ops_.sends) {
-        x.send_first_.push_back(x.send_pieces_.size());
-        detail::append_pieces(view(snd.blocks.buffer), elem, snd.blocks, x.send_pieces_);
-      }
-      x.send_first_.push_back(x.send_pieces_.size());
-      // Combining receives land in staging unless the transport combines on receipt.
-      std::size_t staged_bytes = 0;
-      if (!transport_combines)
-        for (const auto& r : x.ops_.recvs)
-          if (r.combine != Combine::copy) staged_bytes += detail::pattern_elements(view(r.blocks.buffer), r.blocks) * elem;
-      std::byte* const staging = staged_bytes != 0 ? x.staging_.get(staged_bytes) : nullptr;
-      std::size_t staged = 0;
-      // A transport that combines on receipt also runs a combining local op that follows a
-      // copying receive into the same blocks, in the same pass (FusedCombine).
-      x.fused_.assign(x.ops_.locals.size(), 0);
-      if (transport_combines) {
-        x.fusions_.resize(x.ops_.recvs.size());
-        x.fused_combines_.resize(x.ops_.recvs.size());
-      }
-      std::size_t ri = 0;
-      for (const auto& rcv : x.ops_.recvs) {
-        const std::size_t i = ri++;
-        x.recv_first_.push_back(x.recv_pieces_.size());
-        if constexpr (transport_combines) {
-          x.fusions_[i] = {};
-          if (rcv.combine == Combine::copy && red != nullptr && red->fn3 != nullptr)
-            for (std::size_t li = 0; li < x.ops_.locals.size(); ++li) {
-              if (x.fused_[li] != 0 || !detail::fusable(x.ops_, li, rcv, bufs)) continue;
-              const LocalOp& loc = x.ops_.locals[li];
-              const ConstBytes dst = detail::single_piece(view(rcv.blocks.buffer), elem, rcv.blocks);
-              const ConstBytes other = detail::single_piece(view(loc.from.buffer), elem, loc.from);
-              if (dst.data == nullptr || other.data == nullptr || dst.size != other.size) break;
-              x.fused_[li] = 1;
-              x.fusions_[i] = detail::FusedCombine{red, loc.combine, dst.data, other.data};
-              x.fused_combines_[i] = ReceiveCombine{&detail::fused_on_receive, &x.fusions_[i], grain};
-              break;
-            }
-        }
-        if (rcv.combine == Combine::copy || transport_combines) {
-          detail::append_pieces(view(rcv.blocks.buffer), elem, rcv.blocks, x.recv_pieces_);
-        } else {
-          const std::size_t n = detail::pattern_elements(view(rcv.blocks.buffer), rcv.blocks) * elem;
-          x.staged_at_.push_back(staged);
-          if (n != 0) x.recv_pieces_.push_back(MutableBytes{staging + staged, n});
-          staged += n;
-        }
-      }
-      x.recv_first_.push_back(x.recv_pieces_.size());
-      x.sends_.clear();
-      x.recvs_.clear();
-      for (std::size_t i = 0; i < x.ops_.sends.size(); ++i)
-        x.sends_.push_back(SendRequest{x.ops_.sends[i].peer,
-                                       std::span<const ConstBytes>(x.send_pieces_.data() + x.send_first_[i],
-                                                                   x.send_first_[i + 1] - x.send_first_[i])});
-      for (std::size_t i = 0; i < x.ops_.recvs.size(); ++i) {
-        const auto& rcv = x.ops_.recvs[i];
-        const ReceiveCombine* how = nullptr;
-        if (transport_combines && rcv.combine != Combine::copy) how = rcv.combine == Combine::left ? &on_left : &on_right;
-        if (transport_combines && x.fusions_[i].red != nullptr) how = &x.fused_combines_[i];
-        x.recvs_.push_back(RecvRequest{rcv.peer,
-                                       std::span<const MutableBytes>(x.recv_pieces_.data() + x.recv_first_[i],
-                                                                     x.recv_first_[i + 1] - x.recv_first_[i]),
-                                       how});
-      }
-      detail::mark_phase(ep, Phase::post, false, info);
-      detail::exchange_step(ep, std::span<const SendRequest>(x.sends_), std::span<const RecvRequest>(x.recvs_), info);
-      if (staging != nullptr) {
-        detail::mark_phase(ep, Phase::combine, true, info);
-        std::size_t c = 0;
-        for (const auto& rcv : x.ops_.recvs)
-          if (rcv.combine != Combine::copy)
-            detail::scatter_into(view(rcv.blocks.buffer), rcv.blocks, staging + x.staged_at_[c++], rcv.combine, red,
-                                 elem);
-        detail::mark_phase(ep, Phase::combine, false, info);
-      }
-    } else {
-      detail::mark_phase(ep, Phase::post, false, info);
-      x.fused_.assign(x.ops_.locals.size(), 0);
-    }
-
-    for (std::size_t li = 0; li < x.ops_.locals.size(); ++li) {
-      if (x.fused_[li] != 0) continue; // done on receipt
-      const LocalOp& loc = x.ops_.locals[li];
-      const ByteBuffer& from = view(loc.from.buffer);
-      const ByteBuffer& to = view(loc.to.buffer);
-      const Phase ph = loc.combine == Combine::copy ? Phase::copy : Phase::combine;
-      detail::mark_phase(ep, ph, true, info);
-      if (loc.combine == Combine::copy && loc.from.buffer != loc.to.buffer) {
-        for (std::size_t i = 0; i < loc.from.count; ++i) {
-          const std::size_t n = from.layout.length(loc.from[i]) * elem;
-          // memmove: in place, input and output are the same memory.
-          if (n != 0)
-            std::memmove(to.data + to.layout.offset(loc.to[i]) * elem, from.data + from.layout.offset(loc.from[i]) * elem,
-                         n);
-        }
-      } else if (loc.combine != Combine::copy && red != nullptr && loc.from.buffer != loc.to.buffer && from.data != to.data &&
-                 loc.from.count == loc.to.count) {
-        // Combining across buffers that do not share memory (buffers are the same memory
-        // or apart): block i into block i, in place, no staging.
-        for (std::size_t i = 0; i < loc.from.count; ++i) {
-          const std::size_t n = from.layout.length(loc.from[i]);
-          if (n != 0)
-            red->fn(red->op, to.data + to.layout.offset(loc.to[i]) * elem, from.data + from.layout.offset(loc.from[i]) * elem,
-                    n, loc.combine);
-        }
-      } else {
-        // Read everything first, then write: a local op is a parallel assignment.
-        const std::size_t n = detail::pattern_elements(from, loc.from) * elem;
-        std::byte* tmp = x.local_.get(n);
-        detail::gather_from(from, loc.from, tmp, elem);
-        detail::scatter_into(to, loc.to, tmp, loc.combine, red, elem);
-      }
-      detail::mark_phase(ep, ph, false, info);
-    }
-  }
+  detail::run_schedule_core(s, detail::endpoint_ref(ep), bufs, red, x, info);
 }
 
-#if defined(COLLECTIVES_SEPARATE_COMPILATION)
-// Compiled once, for the threads transport (collectives/separate_compilation.hpp); every
-// other endpoint instantiates it where it is used.
-namespace threads {
-class Endpoint;
-}
-extern template void run_schedule<threads::Endpoint>(const detail::ScheduleRef&, threads::Endpoint&,
-                                                     std::array<detail::ByteBuffer, 3>, const detail::Reducer*,
-                                                     ExecContext&, StepInfo);
-#endif
 
 /// Runs schedule `s` as rank ep.rank() of endpoint `ep` over typed buffers, with `ctx`'s
 /// reusable memory. input/output: the caller's buffers with their block layouts (input
@@ -546,3 +311,7 @@ void execute(const S& s, E& ep, const T* input, BlockLayout in_layout, T* output
 }
 
 } // namespace collectives
+
+#if !defined(COLLECTIVES_SEPARATE_COMPILATION)
+#include <collectives/execution/impl/executor.ipp>
+#endif
