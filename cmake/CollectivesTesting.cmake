@@ -181,7 +181,7 @@ endfunction()
 #                         (default 2 8; Open MPI only)
 # ---------------------------------------------------------------------------
 function(collectives_add_mpi_test name source)
-  cmake_parse_arguments(PARSE_ARGV 2 arg "NO_MAIN" "TIMEOUT" "NPROCS;TCP_NPROCS;LIBRARIES")
+  cmake_parse_arguments(PARSE_ARGV 2 arg "NO_MAIN;NO_PCH" "TIMEOUT" "NPROCS;TCP_NPROCS;LIBRARIES")
   if(NOT TARGET collectives::mpi)
     message(STATUS "collectives: MPI not found, skipping MPI test ${name}")
     return()
@@ -211,7 +211,9 @@ function(collectives_add_mpi_test name source)
     endif()
     target_link_libraries(${exe} PRIVATE collectives_catch_mpi_main)
   endif()
-  collectives_use_test_pch(${exe})
+  if(NOT arg_NO_PCH) # (NO_PCH: other compile definitions than the shared PCH's)
+    collectives_use_test_pch(${exe})
+  endif()
 
   set(env
     OMPI_ALLOW_RUN_AS_ROOT=1

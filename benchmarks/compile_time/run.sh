@@ -12,6 +12,9 @@
 # COLLECTIVES_SEPARATE_COMPILATION (they link collectives::compiled instead of compiling the
 # threads transport, the executor core and the error texts themselves); `compiled_library`
 # is that library's one source file (src/compiled.cpp), compiled once per build.
+# mpi_three_named[_compiled]: three_named on the MPI transport (with Open MPI's compile
+# flags from `mpicxx --showme:compile`; left out without them), header-only and linking
+# collectives::compiled_mpi (src/compiled_mpi.cpp is mpi_compiled_library).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 include=$(cd "$here/../../include" && pwd)
@@ -35,6 +38,15 @@ tus=(std_only one_header header_only one_named one_default three_named three_def
 declare -A sources
 for tu in "${tus[@]}"; do sources[$tu]="$here/tu.cpp"; done
 sources[compiled_library]="$here/../../src/compiled.cpp"
+if mpi_flags=$(mpicxx --showme:compile 2>/dev/null); then
+  flags[mpi_three_named]="-DHEADERS=2 -DCALLS=3 -DNAMED=1 -DMPI=1 $mpi_flags"
+  flags[mpi_three_named_compiled]="-DHEADERS=2 -DCALLS=3 -DNAMED=1 -DMPI=1 -DCOLLECTIVES_SEPARATE_COMPILATION $mpi_flags"
+  flags[mpi_compiled_library]="-DCOLLECTIVES_SEPARATE_COMPILATION $mpi_flags"
+  sources[mpi_three_named]="$here/tu.cpp"
+  sources[mpi_three_named_compiled]="$here/tu.cpp"
+  sources[mpi_compiled_library]="$here/../../src/compiled_mpi.cpp"
+  tus+=(mpi_three_named mpi_three_named_compiled mpi_compiled_library)
+fi
 declare -A times
 for round in 1 2 3; do
   for tu in "${tus[@]}"; do

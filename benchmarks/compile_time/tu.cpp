@@ -5,6 +5,7 @@
 //   CALLS   0: none (main sorts and prints a vector); 1: allreduce on Ring<4> over
 //           threads; 3: alltoall, allreduce and broadcast.
 //   NAMED   1: each call names its algorithm; 0: the default (selected by cost).
+//   MPI     1: the calls run on the MPI transport (mpi::Endpoint on MPI_COMM_WORLD) instead.
 #if HEADERS == 1
 #include <collectives/collective/allreduce.hpp>
 #include <collectives/collective/alltoall.hpp>
@@ -12,6 +13,9 @@
 #include <collectives/transport/threads.hpp>
 #elif HEADERS == 2
 #include <collectives/collectives.hpp>
+#endif
+#if MPI
+#include <collectives/transport/mpi.hpp>
 #endif
 #include <algorithm>
 #include <functional>
@@ -28,11 +32,20 @@ int main()
 }
 #else
 using namespace collectives;
+#if MPI
+int main(int argc, char** argv)
+{
+  MPI_Init(&argc, &argv);
+  {
+    mpi::Endpoint ep{MPI_COMM_WORLD};
+    Communicator<mpi::Endpoint, Ring<4>> comm(ep);
+#else
 int main()
 {
   threads::Team team(4);
   team.run([](threads::Endpoint& ep) {
     Communicator<threads::Endpoint, Ring<4>> comm(ep);
+#endif
     std::vector<double> a(16, 1.0), b(16);
 #if NAMED
     allreduce(comm, a, b, std::plus<>{}, allreduce_algorithm::ring);
@@ -49,6 +62,12 @@ int main()
 #endif
 #endif
     if (ep.rank() == 0) std::cout << b[0] << '\n';
+#if MPI
+  }
+  MPI_Finalize();
+}
+#else
   });
 }
+#endif
 #endif

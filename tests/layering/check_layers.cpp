@@ -26,6 +26,7 @@ const std::map<std::string, int> rank_of_folder{
 };
 const std::map<std::string, int> rank_of_top_header{
   {"topology.hpp", 1}, {"cost.hpp", 4}, {"collectives.hpp", 10}, {"separate_compilation.hpp", 10},
+  {"separate_compilation_mpi.hpp", 10},
 };
 
 int rank_of(const std::string& rel)

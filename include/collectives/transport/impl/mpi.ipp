@@ -1,0 +1,486 @@
+#pragma once
+// The MPI transport's non-template code (transport/mpi.hpp declares it): included by that
+// header, or compiled once with COLLECTIVES_SEPARATE_COMPILATION
+// (collectives/separate_compilation_mpi.hpp, the library collectives::compiled_mpi).
+
+#include <collectives/transport/mpi.hpp>
+
+namespace collectives::mpi {
+
+namespace detail {
+
+COLLECTIVES_DECL std::string error_string(int code)
+{
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  if (MPI_Error_string(code, text, &length) != MPI_SUCCESS || length <= 0)
+    return "MPI error code " + std::to_string(code);
+  return std::string(text, static_cast<std::size_t>(length));
+}
+
+COLLECTIVES_DECL void check(int code, const char* call, std::size_t rank)
+{
+  if (code == MPI_SUCCESS) return;
+  throw Error(code, call,
+              std::string("collectives::mpi: ") + call + " failed on rank " + std::to_string(rank) + ": " +
+                  error_string(code));
+}
+
+COLLECTIVES_DECL bool is_truncation(int code)
+{
+  int cls = MPI_SUCCESS;
+  return MPI_Error_class(code, &cls) == MPI_SUCCESS && cls == MPI_ERR_TRUNCATE;
+}
+
+COLLECTIVES_DECL CostModel machine_model(MPI_Comm comm, std::size_t rank, std::size_t size)
+{
+  MPI_Comm node = MPI_COMM_NULL;
+  check(PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type", rank);
+  int local = 1;
+  const int rc = PMPI_Comm_size(node, &local);
+  PMPI_Comm_free(&node);
+  check(rc, "MPI_Comm_size", rank);
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  // {ranks per core on this node, whether some rank is not on this node}: the max of each.
+  double mine[2] = {static_cast<double>(local) / cores, static_cast<std::size_t>(local) == size ? 0.0 : 1.0};
+  double worst[2] = {0, 0};
+  check(PMPI_Allreduce(mine, worst, 2, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce", rank);
+  const double per_core = worst[0];
+  CostModel m = default_cost_model;
+  if (per_core > 1) {
+    // Each core runs per_core ranks: p / per_core of them at once.
+    m.lanes = std::max<std::size_t>(1, static_cast<std::size_t>(static_cast<double>(size) / per_core));
+    m.t_s *= per_core;
+  }
+  m.half_duplex = worst[1] == 0; // one node: shared memory
+  return m;
+}
+
+} // namespace detail
+
+COLLECTIVES_DECL Endpoint::Endpoint(MPI_Comm comm, Options options) : options_(options)
+{
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (!initialized || finalized)
+    throw std::logic_error("collectives::mpi::Endpoint: MPI must be initialised (MPI_Init) and not finalised");
+  if (options_.max_message_bytes == 0 || options_.max_message_bytes > static_cast<std::size_t>(INT_MAX))
+    throw std::invalid_argument("collectives::mpi::Endpoint: max_message_bytes must be in 1 .. INT_MAX, not " +
+                                std::to_string(options_.max_message_bytes));
+  int rank = 0, size = 0;
+  detail::check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank", 0);
+  detail::check(MPI_Comm_size(comm, &size), "MPI_Comm_size", static_cast<std::size_t>(rank));
+  rank_ = static_cast<std::size_t>(rank);
+  size_ = static_cast<std::size_t>(size);
+  detail::check(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup", rank_);
+  const int rc = MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+  if (rc != MPI_SUCCESS) {
+    MPI_Comm_free(&comm_);
+    detail::check(rc, "MPI_Comm_set_errhandler", rank_);
+  }
+  try {
+    model_ = detail::machine_model(comm_, rank_, size_);
+  } catch (...) {
+    MPI_Comm_free(&comm_);
+    throw;
+  }
+  // Tag layout from MPI_TAG_UB (at least 32767 by the standard, 2^31 - 1 in Open MPI).
+  int* ub = nullptr;
+  int found = 0;
+  MPI_Comm_get_attr(comm_, MPI_TAG_UB, &ub, &found);
+  const long long tag_ub = found && ub != nullptr ? *ub : 32767;
+  int bits = 0;
+  while (bits < 31 && (1LL << (bits + 1)) - 1 <= tag_ub) ++bits;
+  step_bits_ = std::min(11, bits / 3);
+  call_window_ = (std::uint64_t{1} << (bits - step_bits_)) - 1;
+  timeout_ = options_.timeout_seconds;
+  if (timeout_ == 0)
+    if (const char* env = std::getenv("COLLECTIVES_MPI_TIMEOUT"); env != nullptr && *env != '\0') {
+      char* end = nullptr;
+      timeout_ = std::strtod(env, &end);
+      if (end == env || *end != '\0' || !(timeout_ >= 0)) {
+        MPI_Comm_free(&comm_);
+        throw std::invalid_argument(std::string("collectives::mpi::Endpoint: COLLECTIVES_MPI_TIMEOUT must be a "
+                                                "number of seconds, not '") + env + "'");
+      }
+    }
+}
+
+COLLECTIVES_DECL Endpoint& Endpoint::operator=(Endpoint&& other) noexcept
+{
+  if (this != &other) {
+    release();
+    take(other);
+  }
+  return *this;
+}
+
+COLLECTIVES_DECL std::uint64_t Endpoint::begin_call()
+{
+  ++calls_;
+  if (calls_ % stale_check_interval == 0 && comm_ != MPI_COMM_NULL) check_leftovers(nullptr);
+  return calls_;
+}
+
+COLLECTIVES_DECL void Endpoint::exchange_step(std::span<const SendRequest> sends, std::span<const RecvRequest> recvs,
+                                              const StepInfo* info)
+{
+  if (comm_ == MPI_COMM_NULL)
+    throw std::logic_error("collectives::mpi::Endpoint: exchange() on a moved-from endpoint");
+  for (const auto& s : sends)
+    if (s.peer >= size_ || s.peer == rank_)
+      throw std::invalid_argument("collectives::mpi: rank " + std::to_string(rank_) + " sends to invalid rank " +
+                                  std::to_string(s.peer));
+  for (const auto& r : recvs)
+    if (r.peer >= size_ || r.peer == rank_)
+      throw std::invalid_argument("collectives::mpi: rank " + std::to_string(rank_) +
+                                  " receives from invalid rank " + std::to_string(r.peer));
+  info_ = info;
+  tag_ = tag_for(info);
+  if (info != nullptr && info->call != 0) remember(*info);
+  if (sends.empty() && recvs.empty()) return;
+
+  // The common one-port step, at most one message each way in one contiguous piece (a
+  // tree's send or receive, an exchange): skip the planning below (it is most of the
+  // transport's cost on tiny messages).
+  const auto one_piece = [&](const auto& req) {
+    return req.pieces.size() == 1 && req.pieces[0].size <= options_.max_message_bytes;
+  };
+  if (sends.size() <= 1 && recvs.size() <= 1 && (sends.empty() || one_piece(sends[0])) &&
+      (recvs.empty() || one_piece(recvs[0]))) {
+    chunks_.clear();
+    const auto direct = [&](std::size_t peer, const auto& piece) {
+      Chunk c;
+      c.peer = peer;
+      c.buf = const_cast<std::byte*>(piece.data);
+      c.bytes = c.msg_bytes = piece.size;
+      c.count = static_cast<int>(c.bytes);
+      chunks_.push_back(c);
+    };
+    if (!recvs.empty()) direct(recvs[0].peer, recvs[0].pieces[0]);
+    if (!sends.empty()) direct(sends[0].peer, sends[0].pieces[0]);
+    post_and_wait(recvs.size());
+    return;
+  }
+
+  // Plan: cut every message into chunks and every chunk into segments.
+  segments_.clear();
+  chunks_.clear();
+  for (const auto& r : recvs) plan(r.peer, r.pieces);
+  const std::size_t first_send = chunks_.size();
+  for (const auto& s : sends) plan(s.peer, s.pieces);
+
+  // Staging space for the chunks that are packed; sized before any pointer into it is
+  // taken, so it never moves while messages are in flight.
+  std::size_t stage_bytes = 0;
+  for (auto& c : chunks_) {
+    if (c.nsegs <= 1) c.how = How::direct;
+    else if (c.bytes <= options_.pack_bytes || c.bytes / c.nsegs < options_.pack_piece_bytes) c.how = How::packed;
+    else c.how = How::datatype;
+    if (c.how == How::packed) {
+      c.stage = stage_bytes;
+      stage_bytes += c.bytes;
+    }
+  }
+  if (stage_.size() < stage_bytes) stage_.resize(stage_bytes);
+
+  TypeGuard guard{types_};
+  for (auto& c : chunks_) describe(c);
+
+  post_and_wait(first_send);
+
+  // Unpack the packed receives.
+  for (std::size_t i = 0; i < first_send; ++i) {
+    const Chunk& c = chunks_[i];
+    if (c.how != How::packed) continue;
+    const std::byte* from = stage_.data() + c.stage;
+    for (std::size_t k = 0; k < c.nsegs; ++k) {
+      const Segment& s = segments_[c.seg + k];
+      std::memcpy(s.data, from, s.size);
+      from += s.size;
+    }
+  }
+}
+
+COLLECTIVES_DECL void Endpoint::release() noexcept
+{
+  if (comm_ == MPI_COMM_NULL) return;
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) {
+    try {
+      ++calls_; // every message of the calls made so far is now a leftover
+      check_leftovers(nullptr);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s (found when the endpoint was destroyed)\n", e.what());
+      std::fflush(stderr);
+    }
+    MPI_Comm_free(&comm_);
+  }
+  comm_ = MPI_COMM_NULL;
+}
+
+COLLECTIVES_DECL void Endpoint::take(Endpoint& other) noexcept
+{
+  comm_ = std::exchange(other.comm_, MPI_COMM_NULL);
+  rank_ = other.rank_;
+  size_ = other.size_;
+  options_ = other.options_;
+  step_bits_ = other.step_bits_;
+  call_window_ = other.call_window_;
+  timeout_ = other.timeout_;
+  model_ = other.model_;
+  calls_ = other.calls_;
+  history_ = other.history_;
+}
+
+COLLECTIVES_DECL void Endpoint::describe(Chunk& c)
+{
+  switch (c.how) {
+  case How::direct:
+    c.buf = c.nsegs == 0 ? nullptr : static_cast<void*>(segments_[c.seg].data);
+    c.count = static_cast<int>(c.bytes);
+    c.type = MPI_BYTE;
+    break;
+  case How::packed:
+    c.buf = stage_.data() + c.stage;
+    c.count = static_cast<int>(c.bytes);
+    c.type = MPI_BYTE;
+    break;
+  case How::datatype: {
+    lengths_.resize(c.nsegs);
+    displs_.resize(c.nsegs);
+    for (std::size_t k = 0; k < c.nsegs; ++k) {
+      const Segment& s = segments_[c.seg + k];
+      lengths_[k] = static_cast<int>(s.size);
+      detail::check(MPI_Get_address(s.data, &displs_[k]), "MPI_Get_address", rank_);
+    }
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    detail::check(MPI_Type_create_hindexed(static_cast<int>(c.nsegs), lengths_.data(), displs_.data(), MPI_BYTE, &t),
+                  "MPI_Type_create_hindexed", rank_);
+    types_.push_back(t);
+    detail::check(MPI_Type_commit(&types_.back()), "MPI_Type_commit", rank_);
+    c.buf = MPI_BOTTOM;
+    c.count = 1;
+    c.type = types_.back();
+    break;
+  }
+  }
+}
+
+COLLECTIVES_DECL void Endpoint::pack(const Chunk& c)
+{
+  std::byte* to = stage_.data() + c.stage;
+  for (std::size_t k = 0; k < c.nsegs; ++k) {
+    const Segment& s = segments_[c.seg + k];
+    std::memcpy(to, s.data, s.size);
+    to += s.size;
+  }
+}
+
+COLLECTIVES_DECL void Endpoint::throw_length(const Chunk& c, const std::string& got) const
+{
+  std::string what = "collectives::mpi: rank " + std::to_string(rank_) + " expects " +
+                     std::to_string(c.msg_bytes) + " bytes from rank " + std::to_string(c.peer) + ", ";
+  if (c.bytes != c.msg_bytes || c.index > 0)
+    what += "chunk " + std::to_string(c.index) + " of " + std::to_string(c.bytes) + " bytes (max_message_bytes " +
+            std::to_string(options_.max_message_bytes) + "): ";
+  throw std::length_error(what + got + ", in " + collectives::detail::describe_step(info_) + ". " +
+                          collectives::detail::mismatch_causes);
+}
+
+COLLECTIVES_DECL void Endpoint::check_received(const Chunk& c, MPI_Status& status, int code, const char* call) const
+{
+  if (code != MPI_SUCCESS) {
+    if (detail::is_truncation(code)) throw_length(c, "which sent more");
+    detail::check(code, call, rank_);
+  }
+  // Bytes received: MPI_Get_count for MPI_BYTE receives (cheap), the byte elements of
+  // the datatype otherwise (MPI_Get_count would say MPI_UNDEFINED for a partial one).
+  long long got = 0;
+  if (c.type == MPI_BYTE) {
+    int n = 0;
+    detail::check(MPI_Get_count(&status, MPI_BYTE, &n), "MPI_Get_count", rank_);
+    got = n;
+  } else {
+    MPI_Count n = 0;
+    detail::check(MPI_Get_elements_x(&status, c.type, &n), "MPI_Get_elements_x", rank_);
+    got = static_cast<long long>(n);
+  }
+  if (got < 0 || static_cast<std::size_t>(got) != c.bytes) throw_length(c, "received " + std::to_string(got));
+}
+
+COLLECTIVES_DECL int Endpoint::tag_for(const StepInfo* info) const
+{
+  if (info == nullptr || info->call == 0) return 0;
+  const std::uint64_t step = info->step & ((std::uint64_t{1} << step_bits_) - 1);
+  return static_cast<int>(call_field(info->call) << step_bits_ | step);
+}
+
+COLLECTIVES_DECL Endpoint::TagMeaning Endpoint::classify(int tag, std::uint64_t call, const StepInfo* info) const
+{
+  TagMeaning m;
+  const auto t = static_cast<std::uint64_t>(tag);
+  const std::uint64_t field = t >> step_bits_;
+  if (tag <= 0 || field == 0 || call == 0) return m;
+  m.ours = true;
+  m.step = t & ((std::uint64_t{1} << step_bits_) - 1);
+  const std::uint64_t behind = (call_field(call) + call_window_ - field) % call_window_;
+  if (behind != 0 && behind < call_window_ / 2) {
+    m.stale = true;
+    m.call = call - behind;
+  } else if (behind == 0) {
+    m.call = call;
+    // An earlier step of the running call (only comparable while steps fit the field).
+    m.stale = info != nullptr && info->call == call && info->steps <= (std::size_t{1} << step_bits_) &&
+              m.step < info->step;
+  } else {
+    m.call = call + (call_window_ - behind);
+  }
+  return m;
+}
+
+COLLECTIVES_DECL std::string Endpoint::describe_call(std::uint64_t call, std::uint64_t step) const
+{
+  const CallRecord& r = history_[call % history_.size()];
+  const StepInfo then{r.call == call ? r.collective : std::string_view{"a collective"},
+                      r.call == call ? r.algorithm : std::string_view{}, call, step, r.call == call ? r.steps : 0};
+  std::string s = collectives::detail::describe_step(&then);
+  if (r.call != call) s.resize(s.rfind(" of "));
+  return s;
+}
+
+COLLECTIVES_DECL void Endpoint::check_probed(const MPI_Status& status, std::uint64_t call, const StepInfo* info,
+                                             const char* where) const
+{
+  const TagMeaning m = classify(status.MPI_TAG, call, info);
+  if (!m.stale) return;
+  int bytes = 0;
+  MPI_Get_count(&status, MPI_BYTE, &bytes);
+  throw CallMismatch("collectives::mpi: rank " + std::to_string(rank_) + ", " + where + ", finds a " +
+                     std::to_string(bytes) + "-byte message from rank " + std::to_string(status.MPI_SOURCE) +
+                     " of " + describe_call(m.call, m.step) +
+                     " (as this rank numbers its calls) that no receive took: left over from an earlier call "
+                     "or step, it will never be received. " +
+                     collectives::detail::mismatch_causes);
+}
+
+COLLECTIVES_DECL void Endpoint::check_leftovers(const StepInfo* info, std::size_t peer) const
+{
+  const std::string where = info != nullptr ? "in " + collectives::detail::describe_step(info)
+                                            : "starting call " + std::to_string(calls_);
+  int flag = 0;
+  MPI_Status status;
+  if (peer != ~std::size_t{0}) {
+    detail::check(MPI_Iprobe(static_cast<int>(peer), MPI_ANY_TAG, comm_, &flag, &status), "MPI_Iprobe", rank_);
+    if (flag) check_probed(status, calls_, info, where.c_str());
+    return;
+  }
+  // Any source first: usually nothing is waiting. Otherwise each source's oldest
+  // message (MPI matches a source's messages in order, and a rank sends its calls in
+  // order, so a stale one comes before any of a later call).
+  detail::check(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &flag, &status), "MPI_Iprobe", rank_);
+  if (!flag) return;
+  check_probed(status, calls_, info, where.c_str());
+  for (std::size_t q = 0; q < size_; ++q)
+    if (q != rank_) check_leftovers(info, q);
+}
+
+COLLECTIVES_DECL void Endpoint::post_and_wait(std::size_t first_send)
+{
+  const std::size_t n = chunks_.size();
+  requests_.assign(n, MPI_REQUEST_NULL);
+  statuses_.resize(n);
+  indices_.resize(n);
+  try {
+    // Receives first, so no message arrives unexpected.
+    for (std::size_t i = 0; i < first_send; ++i) {
+      const Chunk& c = chunks_[i];
+      detail::check(MPI_Irecv(c.buf, c.count, c.type, static_cast<int>(c.peer), tag_, comm_, &requests_[i]),
+                    "MPI_Irecv", rank_);
+    }
+    for (std::size_t i = first_send; i < n; ++i) {
+      const Chunk& c = chunks_[i];
+      if (c.how == How::packed) pack(c);
+      detail::check(MPI_Isend(c.buf, c.count, c.type, static_cast<int>(c.peer), tag_, comm_, &requests_[i]),
+                    "MPI_Isend", rank_);
+    }
+    // MPI_Testsome rather than MPI_Testall: each receive is checked as it completes, so
+    // a size mismatch that leaves later chunks of a message unmatched is reported
+    // instead of waited on for ever, and Open MPI 4.1's MPI_Waitall never returns when
+    // a request completes with an error (a truncated receive) if MPI was initialised
+    // with MPI_THREAD_FUNNELED or above.
+    unsigned polls = 0;
+    std::chrono::steady_clock::time_point since{};
+    for (std::size_t open = n; open > 0;) {
+      int done = 0;
+      const int rc = MPI_Testsome(static_cast<int>(n), requests_.data(), &done, indices_.data(), statuses_.data());
+      if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) detail::check(rc, "MPI_Testsome", rank_);
+      if (done == MPI_UNDEFINED) break;
+      if (done > 0) {
+        for (std::size_t k = 0; k < static_cast<std::size_t>(done); ++k)
+          finish(static_cast<std::size_t>(indices_[k]), first_send, statuses_[k],
+                 rc == MPI_ERR_IN_STATUS ? statuses_[k].MPI_ERROR : MPI_SUCCESS, "MPI_Testsome");
+        open -= static_cast<std::size_t>(done);
+        polls = 0;
+        continue;
+      }
+      if (++polls < quiet_polls || polls % look_every != 0) continue;
+      // Waiting: a stale message from a peer this rank waits for will never be taken,
+      // and may be why the peer's message does not come.
+      for (std::size_t i = 0; i < first_send; ++i)
+        if (requests_[i] != MPI_REQUEST_NULL) check_leftovers(info_, chunks_[i].peer);
+      if (timeout_ > 0) {
+        const auto now = std::chrono::steady_clock::now();
+        if (polls == quiet_polls) since = now;
+        else if (std::chrono::duration<double>(now - since).count() > timeout_) watchdog(first_send, now - since);
+      }
+    }
+  } catch (...) {
+    abandon(first_send);
+    throw;
+  }
+}
+
+COLLECTIVES_DECL void Endpoint::watchdog(std::size_t first_send, std::chrono::steady_clock::duration waited) const
+{
+  char seconds[64];
+  std::snprintf(seconds, sizeof seconds, "%.3g s (timeout %g s)", std::chrono::duration<double>(waited).count(),
+                timeout_);
+  std::string what = "collectives::mpi: rank " + std::to_string(rank_) + ": watchdog: no message completed for " +
+                     seconds + " in " + collectives::detail::describe_step(info_) + ";";
+  for (std::size_t i = 0; i < requests_.size(); ++i) {
+    if (requests_[i] == MPI_REQUEST_NULL) continue;
+    const Chunk& c = chunks_[i];
+    what += i < first_send ? " waiting to receive " + std::to_string(c.bytes) + " bytes from rank " + std::to_string(c.peer) + ";"
+                           : " waiting for rank " + std::to_string(c.peer) + " to receive " + std::to_string(c.bytes) + " bytes;";
+  }
+  what += " aborting the job (exit code " + std::to_string(options_.timeout_exit_code) + "). " +
+          collectives::detail::mismatch_causes + "\n";
+  std::fputs(what.c_str(), stderr);
+  std::fflush(stderr);
+  MPI_Abort(comm_, options_.timeout_exit_code);
+  std::abort(); // MPI_Abort does not return
+}
+
+COLLECTIVES_DECL void Endpoint::abandon(std::size_t first_send) noexcept
+{
+  for (std::size_t i = 0; i < requests_.size(); ++i) {
+    if (requests_[i] == MPI_REQUEST_NULL) continue;
+    if (i < first_send) {
+      MPI_Cancel(&requests_[i]);
+      MPI_Wait(&requests_[i], MPI_STATUS_IGNORE);
+    } else {
+      MPI_Request_free(&requests_[i]);
+    }
+  }
+}
+
+COLLECTIVES_DECL void Endpoint::finish(std::size_t i, std::size_t first_send, MPI_Status& status, int code, const char* call)
+{
+  if (i < first_send) check_received(chunks_[i], status, code, call);
+  else detail::check(code, call, rank_);
+}
+
+} // namespace collectives::mpi
