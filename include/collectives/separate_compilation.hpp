@@ -3,8 +3,9 @@
 // (detail/config.hpp): include this header in exactly one source file of the program, or
 // link the CMake target collectives::compiled, which is that file. It holds the threads
 // transport, the error texts and the executor core (every transport's: it reaches the
-// endpoint through detail::EndpointRef); everything else stays in the headers (templates
-// over the caller's types, and the MPI transport, so that the library needs no MPI).
+// endpoint through detail::EndpointRef); the templates over the caller's types stay in the
+// headers, and the MPI transport's part is separate_compilation_mpi.hpp, so that this one
+// needs no MPI.
 
 #if !defined(COLLECTIVES_SEPARATE_COMPILATION)
 #error "collectives/separate_compilation.hpp: define COLLECTIVES_SEPARATE_COMPILATION in every translation unit (without it the headers already define everything)"
