@@ -4,9 +4,10 @@
 // memory), posts the step's messages together, combines what needs combining and runs
 // the step's local ops.
 //
-// Its core moves bytes and is compiled once per endpoint type: the schedule is reached
-// through a function pointer (ScheduleRef) and the element type and operator only
-// through a Reducer, whose typed combine kernel is the one piece compiled per T and Op.
+// Its core moves bytes and is compiled once for every endpoint (run_schedule_core, in
+// impl/executor.ipp): the schedule is reached through a function pointer (ScheduleRef),
+// the endpoint through function pointers (EndpointRef), and the element type and operator
+// only through a Reducer, whose typed combine kernel is the one piece compiled per T and Op.
 // Every buffer it needs between calls (the step's request lists, scratch space, staging
 // for combining) lives in an ExecContext that a Communicator keeps, so a warmed-up rank
 // allocates nothing per call or per step.
@@ -199,6 +200,7 @@ struct EndpointRef {
   }
 };
 
+/// `ep` as the executor core sees it (ep must outlive the reference).
 template <endpoint E>
 EndpointRef endpoint_ref(E& ep)
 {
