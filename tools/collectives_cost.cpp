@@ -44,6 +44,8 @@ struct Settings {
   std::string routing = "ct", ports = "one";
   bool half_duplex = false;
   std::size_t lanes = 0;
+  double t_sync = 0;
+  bool crossbar = false;
   double m = 1024;
   std::size_t root = 0;
   long q = 1;
@@ -109,6 +111,8 @@ void run(const T& topo, const std::string& label, const CostModel& model, const 
               model.routing == Routing::cut_through ? "cut-through" : "store-and-forward",
               model.ports == Ports::one ? "one" : "all", model.half_duplex ? ", half-duplex" : "");
   if (model.lanes != 0) std::printf(", %zu lanes", model.lanes);
+  if (model.t_sync != 0) std::printf(", t_sync = %g", model.t_sync);
+  if (model.crossbar) std::printf(", crossbar");
   std::printf("\n");
   std::printf("  (* = selected; xN = predicted time / lower bound; root %zu, shift q = %ld, %s operator)\n", s.root, s.q,
               s.non_commutative ? "non-commutative" : "commutative");
@@ -175,6 +179,8 @@ int main(int argc, char** argv)
   app.add_option("--ports", s.ports, "one or all")->check(CLI::IsMember({"one", "all"}));
   app.add_flag("--half-duplex", s.half_duplex, "a rank's sends and receives take turns (shared memory)");
   app.add_option("--lanes", s.lanes, "ranks that run at once, e.g. cores (0: every rank has its own)");
+  app.add_option("--tsync", s.t_sync, "time per step for each rank with a message: its wait for its partners (s)");
+  app.add_flag("--crossbar", s.crossbar, "every message one hop on a path of its own (shared memory)");
   app.add_option("--m", s.m, "message size in words (per block for alltoall, allgather, reduce_scatter, scatter, gather)");
   app.add_option("--root", s.root, "root of broadcast, reduce, scatter, gather");
   app.add_option("--q", s.q, "shift distance");
@@ -189,7 +195,7 @@ int main(int argc, char** argv)
 
   try {
     const CostModel model = CostModel{s.t_s, s.t_w, s.t_h, s.t_r, s.routing == "sf" ? Routing::store_and_forward : Routing::cut_through,
-                                      s.ports == "all" ? Ports::all : Ports::one, s.half_duplex, s.lanes}
+                                      s.ports == "all" ? Ports::all : Ports::one, s.half_duplex, s.lanes, s.t_sync, s.crossbar}
                               .validated();
     detail::require(s.m >= 0 && s.m <= max_block_words, "collectives-cost: --m must be in [0, 1e15]");
     detail::require(s.m_min > 0 && s.m_min < s.m_max && s.m_max <= max_block_words,

@@ -157,8 +157,10 @@ namespace plot_detail {
 
 inline constexpr const char* palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
                                           "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
-/// One dash pattern per line, so that coinciding lines stay apart.
-inline constexpr const char* dashes[] = {"", "7,3", "2,3", "9,3,2,3", "4,4", "12,4", "1,3", "6,2,2,2,2,2"};
+/// One dash pattern per line, so that coinciding lines stay apart (as many as the longest
+/// list has algorithms: alltoall's nine).
+inline constexpr const char* dashes[] = {"",    "7,3",     "2,3",  "9,3,2,3",  "4,4", "12,4",
+                                         "1,3", "6,2,2,2,2,2", "3,1", "10,2,2,2", "1,6", "5,2,1,2"};
 
 inline const char* colour(std::size_t i) { return palette[i % std::size(palette)]; }
 inline std::string dash(std::size_t i)

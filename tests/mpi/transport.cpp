@@ -154,11 +154,12 @@ TEST_CASE("mpi::Endpoint's cost model describes the machine and is the same on e
     mpi::Endpoint ep;
     const CostModel m = ep.cost_model();
     // Every rank must pick the same default algorithms: compare every field with rank 0's.
-    double mine[6] = {m.t_s, m.t_w, m.t_h, m.t_r, static_cast<double>(m.lanes), m.half_duplex ? 1.0 : 0.0};
-    double root[6] = {};
-    std::copy(mine, mine + 6, root);
-    MPI_Bcast(root, 6, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    for (int i = 0; i < 6; ++i) CHECK(mine[i] == root[i]);
+    double mine[8] = {m.t_s,       m.t_w, m.t_h, m.t_r, static_cast<double>(m.lanes), m.half_duplex ? 1.0 : 0.0,
+                      m.t_sync, m.crossbar ? 1.0 : 0.0};
+    double root[8] = {};
+    std::copy(mine, mine + 8, root);
+    MPI_Bcast(root, 8, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    for (int i = 0; i < 8; ++i) CHECK(mine[i] == root[i]);
 
     // What this node looks like, worked out here the same way.
     MPI_Comm node = MPI_COMM_NULL;
@@ -169,15 +170,18 @@ TEST_CASE("mpi::Endpoint's cost model describes the machine and is the same on e
     const auto cores = std::max(1u, std::thread::hardware_concurrency());
     CAPTURE(p, me, local, cores);
     CHECK(m.half_duplex == (static_cast<std::size_t>(local) == p)); // ctest runs every rank on this machine
+    CHECK(m.crossbar == m.half_duplex);                               // shared memory: no links
+    CHECK(m.t_s == default_cost_model.t_s);
     if (static_cast<unsigned>(local) > cores) {
-      // Oversubscribed: fewer lanes than ranks, and a dearer start-up.
+      // Oversubscribed: fewer lanes than ranks, and a wait per step for partners to be
+      // scheduled, growing with the ranks per core.
       CHECK(m.lanes >= 1);
       CHECK(m.lanes < p);
       CHECK(m.lanes == static_cast<std::size_t>(static_cast<double>(p) * cores / local));
-      CHECK(m.t_s > default_cost_model.t_s);
+      CHECK(m.t_sync == Approx(m.t_s * (static_cast<double>(local) / cores - 1)));
     } else {
       CHECK(m.lanes == 0);
-      CHECK(m.t_s == default_cost_model.t_s);
+      CHECK(m.t_sync == 0);
     }
     CHECK(m.t_w == default_cost_model.t_w);
     CHECK_NOTHROW(m.validated());

@@ -161,6 +161,8 @@ TEST_CASE("closed forms: alltoall", "[cost][closed_form]")
     if (pow2(p))
       check("pairwise_xor/fully_connected", PairwiseXorSchedule(p), full, Collective::alltoall,
             pr, 1, [p](const CostModel& c, double m) { return cf::alltoall_pairwise_fully_connected(c, p, m); });
+    check("linear/fully_connected", AlltoallLinearSchedule(p), full, Collective::alltoall, pr, 1,
+          [p](const CostModel& c, double m) { return cf::alltoall_linear_fully_connected(c, p, m); });
   }
 }
 
@@ -403,6 +405,12 @@ TEST_CASE("closed forms: scatter, gather and scan", "[cost][closed_form]")
     const FullyConnected<> full{p};
     check("scatter binomial/fully_connected", ScatterTreeSchedule(p, ring_shape(p), p / 2), full, Collective::scatter,
           Problem{0, p / 2}, 1, [p](const CostModel& c, double m) { return cf::scatter_binomial_fully_connected(c, p, m); });
+    for (std::size_t root : {std::size_t{0}, p / 2, p - 1}) {
+      check("scatter linear/fully_connected", ScatterLinearSchedule(p, root), full, Collective::scatter,
+            Problem{0, root}, 1, [p](const CostModel& c, double m) { return cf::scatter_linear_fully_connected(c, p, m); });
+      check("gather linear/fully_connected", GatherLinearSchedule(p, root), full, Collective::gather,
+            Problem{0, root}, 1, [p](const CostModel& c, double m) { return cf::scatter_linear_fully_connected(c, p, m); });
+    }
     for (bool exclusive : {false, true})
       check("scan recursive_doubling/fully_connected", ScanDoublingSchedule(p, exclusive), full,
             Collective::scan, Problem{}, 1, [=](const CostModel& c, double m) {

@@ -193,6 +193,37 @@ TEST_CASE("default algorithm: the pick follows the cost model", "[cost][select][
   CHECK(default_runs_selected<Collective::broadcast>(Ring<>{8}, latency_bound, Problem{4096}, bcast) != "scatter_allgather");
 }
 
+TEST_CASE("default algorithm: ranks sharing cores on one node get the one-step algorithms", "[cost][select][default]")
+{
+  // The model mpi::Endpoint starts with for 8 ranks on 2 cores (threads::Team's is alike):
+  // shared memory (half_duplex, crossbar), 2 lanes, and a wait per step of 3 start-ups.
+  constexpr CostModel node{.t_s = 1e-6, .t_w = 1e-9, .t_r = 5e-10, .half_duplex = true, .lanes = 2, .t_sync = 3e-6,
+                           .crossbar = true};
+  auto scatter_call = [](auto& comm, auto tag) {
+    std::vector<double> s(8 * 300, 1.0), r(300);
+    if constexpr (std::is_null_pointer_v<decltype(tag)>) scatter(comm, s, r, 3);
+    else scatter(comm, s, r, 3, *tag);
+  };
+  CHECK(default_runs_selected<Collective::scatter>(Ring<>{8}, node, Problem{300, 3}, scatter_call) == "linear");
+  for (double m : {1.0, 300.0, 100000.0}) {
+    CAPTURE(m);
+    // Every block straight to where it goes, one wait per rank: the measured best at p = 8
+    // (README, Benchmarks).
+    CHECK(select<Collective::alltoall>(Ring<>{8}, node, Problem{m}).name == "linear");
+    CHECK(select<Collective::alltoallv>(Ring<>{8}, node, Problem{m}).name == "linear");
+    CHECK(select<Collective::scatter>(Ring<>{8}, node, Problem{m, 5}).name == "linear");
+    CHECK(select<Collective::gather>(Ring<>{8}, node, Problem{m, 0}).name == "linear");
+    // A network's model keeps the trees and the pairwise exchange: there the root's p - 1
+    // start-ups in a row are what the tree saves, and links are shared.
+    CHECK(select<Collective::scatter>(Ring<>{8}, default_cost_model, Problem{m, 5}).name != "linear");
+    CHECK(select<Collective::gather>(Ring<>{8}, default_cost_model, Problem{m, 0}).name != "linear");
+    CHECK(select<Collective::alltoall>(Ring<>{8}, default_cost_model, Problem{m}).name != "linear");
+  }
+  // With a core per rank (no lanes, no wait) the trees win again on one node too.
+  constexpr CostModel quiet{.t_s = 1e-6, .t_w = 1e-9, .t_r = 5e-10, .half_duplex = true, .crossbar = true};
+  CHECK(select<Collective::scatter>(Ring<>{8}, quiet, Problem{1, 0}).name == "binomial");
+}
+
 TEST_CASE("default algorithm: word size converts bytes to the model's words", "[cost][select][default]")
 {
   // 8 doubles per block are 8 words of 8 bytes but 64 words of 1 byte: with a model

@@ -187,6 +187,7 @@ bool needs_allow(const Needs& n, const T& topo, const Problem& problem)
   const std::size_t p = topo.size();
   const bool pow2 = p != 0 && (p & (p - 1)) == 0;
   if (n.power_of_two && !pow2) return false;
+  if (n.max_ranks != 0 && p > n.max_ranks) return false;
   if (n.product || n.two_or_more_dims || n.two_dims) {
     if constexpr (!product_topology<T>) return false;
     else {
@@ -280,6 +281,9 @@ TEST_CASE("registry: fits, unfit_reason and fitting_algorithms follow the needs"
   CHECK(check_fit(Mesh<2, 3>{}, "Mesh<2, 3>") > 0);
   CHECK(check_fit(Hypercube<3>{}, "Hypercube<3>") > 0);
   CHECK(check_fit(Mesh<2, 4>{}, "Mesh<2, 4>") > 0);
+  CHECK(check_fit(Ring<64>{}, "Ring<64>") > 0);
+  CHECK(check_fit(Ring<65>{}, "Ring<65>") > 0); // (the linear alltoall does not fit: 64 ranks at most)
+  CHECK(check_fit(Ring<>{65}, "Ring<>{65}") == check_fit(Ring<65>{}, "Ring<65>"));
   // The same sizes with run-time extents agree with the static ones.
   CHECK(check_fit(Ring<>{5}, "Ring<>{5}") == check_fit(Ring<5>{}, "Ring<5>"));
   CHECK(check_fit(Ring<>{8}, "Ring<>{8}") == check_fit(Ring<8>{}, "Ring<8>"));
@@ -314,6 +318,19 @@ TEST_CASE("registry: unfit_reason names the broken requirement", "[registry]")
   CHECK(unfit_reason(reduce_scatter_algorithm::ring, Ring<5>{}, Problem{.commutative = false}).starts_with(
     "needs a commutative operator"));
   CHECK(unfit_reason(allreduce_algorithm::ring, Ring<5>{}, Problem{.in_place = true}) == "does not work in place");
+  // The linear alltoall's one step of p - 1 messages per rank: at most 64 ranks
+  // (ranks_within_limit), by type and by value, and its error says so.
+  static_assert(ranks_within_limit<alltoall_algorithm::Linear, Ring<64>>);
+  static_assert(!ranks_within_limit<alltoall_algorithm::Linear, Ring<65>>);
+  static_assert(!fits_topology_type<alltoallv_algorithm::Linear, Hypercube<7>>);
+  static_assert(ranks_within_limit<alltoall_algorithm::Linear, Ring<>>); // decided by value
+  CHECK(unfit_reason(alltoall_algorithm::linear, Ring<64>{}).empty());
+  CHECK(unfit_reason(alltoall_algorithm::linear, Ring<>{65}) == "needs at most 64 ranks");
+  CHECK(unfit_reason(alltoallv_algorithm::linear, Mesh<>{8, 9}) == "needs at most 64 ranks");
+  CHECK_THROWS_WITH(detail::require_fits(alltoall_algorithm::linear, Ring<>{100}, Problem{}),
+                    "collectives::alltoall(linear): needs at most 64 ranks (p = 100)");
+  CHECK(fitting_algorithms<Collective::alltoall>(Ring<>{64}).contains("linear"));
+  CHECK_FALSE(fitting_algorithms<Collective::alltoall>(Ring<>{65}).contains("linear"));
   // fitting_algorithms on the four topologies of the brief, in list order.
   const auto r5 = fitting_algorithms<Collective::alltoall>(Ring<5>{});
   CHECK_FALSE(r5.contains("pairwise_xor"));

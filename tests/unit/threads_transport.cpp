@@ -10,6 +10,7 @@
 #include "../support/harness.hpp"
 #include "../support/registry.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -149,6 +150,28 @@ void shift_round(threads::Endpoint& ep, std::size_t d, std::size_t round, Notes&
 TEST_CASE("threads: Team rejects an empty team", "[threads]")
 {
   CHECK_THROWS_AS(threads::Team{0}, std::invalid_argument);
+}
+
+TEST_CASE("threads: the team's cost model is one node's shared memory, oversubscribed or not", "[threads][cost]")
+{
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  for (std::size_t p : {std::size_t{1}, std::size_t{cores}, std::size_t{cores} + 1, 4 * std::size_t{cores}}) {
+    const CostModel m = threads::Team(p).cost_model();
+    CAPTURE(p, cores);
+    CHECK_NOTHROW(m.validated());
+    CHECK(m.half_duplex);
+    CHECK(m.crossbar); // any rank reaches any other directly, whatever the topology says
+    if (p > cores) {
+      // Ranks share the cores: fewer lanes, and a wait per step that grows with the ranks
+      // per core.
+      CHECK(m.lanes == cores);
+      CHECK(m.t_sync > 0);
+      CHECK(m.t_sync < threads::Team(2 * p).cost_model().t_sync);
+    } else {
+      CHECK(m.lanes == 0);
+      CHECK(m.t_sync == 0);
+    }
+  }
 }
 
 TEST_CASE("threads: gather and scatter lists of different shapes", "[threads]")

@@ -57,6 +57,7 @@ struct Needs {
   bool two_dims = false;         ///< a topology whose type fixes two dimensions (Mesh<R, C>)
   bool commutative = false;      ///< an operator that may be reordered
   bool out_of_place = false;     ///< separate send and receive buffers
+  std::size_t max_ranks = 0;     ///< at most this many ranks (0: any number)
 };
 
 /// What an algorithm of collective C inherits: its collective, and the defaults of the
@@ -179,10 +180,15 @@ concept two_or_more_dimensions = !A::needs.two_or_more_dims || detail::static_di
 template <class A, class T>
 concept two_dimensional_mesh = !A::needs.two_dims || detail::two_dim_torus<T>;
 
+/// Requirement: at most A::needs.max_ranks ranks, where the algorithm has a limit.
+template <class A, class T>
+concept ranks_within_limit = A::needs.max_ranks == 0 || static_size_v<T> == dynamic_extent ||
+                             static_size_v<T> <= A::needs.max_ranks;
+
 /// Nothing in topology type T rules algorithm A out.
 template <class A, class T>
 concept fits_topology_type = algorithm<A> && power_of_two_ranks<A, T> && product_of_rings<A, T> &&
-                             two_or_more_dimensions<A, T> && two_dimensional_mesh<A, T>;
+                             two_or_more_dimensions<A, T> && two_dimensional_mesh<A, T> && ranks_within_limit<A, T>;
 
 /// Requirement: a commutative operator, where the algorithm reorders the combination.
 template <class A, bool Commutative>
@@ -207,12 +213,36 @@ concept selectable = std::same_as<A, Automatic> || algorithm_for<A, C, T, Commut
 // Fit by value.
 // ---------------------------------------------------------------------------------------
 
+namespace detail {
+/// "needs at most N ranks", spelled at compile time.
+struct MaxRanksText {
+  char text[48]{};
+  std::size_t size = 0;
+  constexpr explicit MaxRanksText(std::size_t n)
+  {
+    for (const char* s = "needs at most "; *s != 0; ++s) text[size++] = *s;
+    char digits[24]{};
+    std::size_t d = 0;
+    do {
+      digits[d++] = static_cast<char>('0' + n % 10);
+      n /= 10;
+    } while (n != 0);
+    while (d != 0) text[size++] = digits[--d];
+    for (const char* s = " ranks"; *s != 0; ++s) text[size++] = *s;
+  }
+  constexpr std::string_view view() const { return {text, size}; }
+};
+template <std::size_t N>
+inline constexpr MaxRanksText max_ranks_text{N};
+} // namespace detail
+
 /// Why algorithm A cannot run on `topo` for `problem`, or an empty view when it can.
 template <algorithm A, topology T>
 constexpr std::string_view unfit_reason(A, const T& topo, const Problem& problem = {})
 {
   constexpr Needs n = A::needs;
   if (n.power_of_two && !detail::is_power_of_two(topo.size())) return "needs a power-of-two number of ranks";
+  if (n.max_ranks != 0 && topo.size() > n.max_ranks) return detail::max_ranks_text<n.max_ranks>.view();
   if constexpr (!product_of_rings<A, T>) {
     return "needs a product of rings (a mesh, torus or hypercube)";
   } else if constexpr (!two_dimensional_mesh<A, T>) {

@@ -3,6 +3,7 @@
 // collective's one list of them: those that send each block as one message.
 
 #include <collectives/algorithm/algorithm.hpp>
+#include <collectives/algorithm/alltoallv/linear.hpp>
 #include <collectives/algorithm/alltoallv/pairwise.hpp>
 
 #include <boost/hana/tuple.hpp>
@@ -17,7 +18,8 @@ using collectives::automatic;
 /// alltoallv's algorithms, in order of preference on a cost tie.
 template <>
 struct algorithm_list<Collective::alltoallv> {
-  static constexpr auto value = boost::hana::make_tuple(alltoallv_algorithm::pairwise, alltoallv_algorithm::pairwise_xor);
+  static constexpr auto value = boost::hana::make_tuple(alltoallv_algorithm::pairwise, alltoallv_algorithm::pairwise_xor,
+                                                        alltoallv_algorithm::linear);
 };
 
 } // namespace collectives

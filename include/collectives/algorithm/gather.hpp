@@ -3,6 +3,7 @@
 
 #include <collectives/algorithm/algorithm.hpp>
 #include <collectives/algorithm/gather/dimensional_ring.hpp>
+#include <collectives/algorithm/gather/linear.hpp>
 #include <collectives/algorithm/gather/ring.hpp>
 #include <collectives/algorithm/gather/tree.hpp>
 
@@ -23,7 +24,8 @@ struct algorithm_list<Collective::gather> {
     gather_algorithm::hypercube,
     gather_algorithm::dimensional,
     gather_algorithm::ring,
-    gather_algorithm::dimensional_ring
+    gather_algorithm::dimensional_ring,
+    gather_algorithm::linear
   );
 };
 

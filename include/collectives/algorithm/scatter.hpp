@@ -3,6 +3,7 @@
 
 #include <collectives/algorithm/algorithm.hpp>
 #include <collectives/algorithm/scatter/dimensional_ring.hpp>
+#include <collectives/algorithm/scatter/linear.hpp>
 #include <collectives/algorithm/scatter/ring.hpp>
 #include <collectives/algorithm/scatter/tree.hpp>
 
@@ -23,7 +24,8 @@ struct algorithm_list<Collective::scatter> {
     scatter_algorithm::hypercube,
     scatter_algorithm::dimensional,
     scatter_algorithm::ring,
-    scatter_algorithm::dimensional_ring
+    scatter_algorithm::dimensional_ring,
+    scatter_algorithm::linear
   );
 };
 

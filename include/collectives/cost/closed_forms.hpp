@@ -36,6 +36,7 @@
 #include <bit>
 #include <cstddef>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 namespace collectives {
@@ -168,6 +169,16 @@ constexpr double alltoall_pairwise_fully_connected(const CostModel& c, std::size
 {
   detail_cf::check(p, m);
   return evaluate(messages(detail::cf_d(p) - 1, m, 1) + local_words(m), c);
+}
+
+/// AlltoallLinearSchedule where every message is one hop: every rank's p - 1 messages in
+/// one step, one-port what the pairwise exchange costs, (p - 1)(t_s + t_w m + t_h) + t_r m;
+/// all-port t_s + t_w m + t_h + t_r m.
+constexpr double alltoall_linear_fully_connected(const CostModel& c, std::size_t p, double m)
+{
+  detail_cf::check(p, m);
+  const double n = p == 1 ? 0 : c.ports == Ports::one ? detail::cf_d(p) - 1 : 1;
+  return evaluate(messages(n, m, 1) + local_words(m), c);
 }
 
 /// PairwiseSchedule on a ring: in step k every rank sends k ahead, min(k, p - k) hops the
@@ -700,6 +711,15 @@ constexpr double scatter_ring_ring(const CostModel& c, std::size_t p, double m)
   return evaluate(messages(detail::cf_d(p) - 1, m, 1) + local_words(m), c);
 }
 
+/// ScatterLinearSchedule / GatherLinearSchedule where every message is one hop: the
+/// root's p - 1 messages in one step, (p - 1)(t_s + t_w m + t_h) + t_r m one-port (what
+/// the ring pipeline costs, in one step instead of p - 1); all-port t_s + t_w m + t_h +
+/// t_r m: the root's messages are one rank's messages of the linear alltoall.
+constexpr double scatter_linear_fully_connected(const CostModel& c, std::size_t p, double m)
+{
+  return alltoall_linear_fully_connected(c, p, m);
+}
+
 // ---------------------------------------------------------------------------------------
 // scan (m: words)
 // ---------------------------------------------------------------------------------------
@@ -1155,11 +1175,14 @@ constexpr std::pair<double, double> distance_sum_and_links(const T& topo)
 /// by the links it can use at once; the words that must cross the best known cut divided
 /// by the links crossing it; for alltoall, the total word-hops divided by the number of
 /// links. (A step's time is at least the words on its busiest link, so these hold step
-/// by step.) Cost: O(ndims). Throws std::invalid_argument for a bad model or m.
+/// by step.) Under a crossbar model the network is FullyConnected whatever `topo` says.
+/// Cost: O(ndims). Throws std::invalid_argument for a bad model or m.
 template <topology T>
 constexpr double lower_bound(Collective op, const T& topo, const CostModel& model, const Problem& problem)
 {
   model.validated();
+  if constexpr (!std::is_same_v<T, FullyConnected<>>)
+    if (model.crossbar) return lower_bound(op, FullyConnected<>(topo.size()), model, problem);
   const std::size_t p = topo.size();
   const double m = problem.m;
   closed_form::detail_cf::check(p, m);

@@ -2,9 +2,10 @@
 // The cost model of the seeds (Hockney): a message of m words costs t_s + t_w m, plus t_h
 // per hop under cut-through routing; store-and-forward pays the whole message on every
 // hop. t_r prices a word of local rearrangement (zero by default, as in the seeds).
-// Two terms beyond the seeds describe one node's shared memory, where the CPUs copy every
-// message: half_duplex (a rank's sends and receives do not overlap) and lanes (ranks
-// time-share that many cores). Both are off by default, which is the seeds' model.
+// Four terms beyond the seeds describe one node's shared memory, where the CPUs copy every
+// message: half_duplex (a rank's sends and receives do not overlap), lanes (ranks
+// time-share that many cores), t_sync (a step's wait for partners that share the cores)
+// and crossbar (no links to share). All are off by default, which is the seeds' model.
 
 #include <collectives/detail/require.hpp>
 
@@ -42,6 +43,14 @@ struct CostModel {
   /// its own. With fewer lanes than ranks, a step takes at least the sum of the ranks'
   /// busy times divided by `lanes` (oversubscription: work waits for a core).
   std::size_t lanes = 0;
+  /// Time per step for each rank that sends or receives in it, however many messages: the
+  /// wait for its partners to be scheduled when ranks share cores. A rank that posts
+  /// several messages in one step waits for them together (t_s is paid per message).
+  double t_sync = 0;
+  /// Every message goes straight to its destination on a path of its own (one node's
+  /// shared memory, a crossbar): one hop, and no link shared with another message, whatever
+  /// the topology's routes. A rank's ports still serialise its own messages (Ports::one).
+  bool crossbar = false;
 
   /// Throws std::invalid_argument for a negative or non-finite parameter (a compile
   /// error in constant evaluation).
@@ -51,6 +60,7 @@ struct CostModel {
     check(t_w, "collectives::CostModel: t_w must be finite and non-negative");
     check(t_h, "collectives::CostModel: t_h must be finite and non-negative");
     check(t_r, "collectives::CostModel: t_r must be finite and non-negative");
+    check(t_sync, "collectives::CostModel: t_sync must be finite and non-negative");
     return *this;
   }
 
@@ -67,10 +77,12 @@ private:
 /// cut-through, one-port. Its word is 8 bytes.
 inline constexpr CostModel default_cost_model{.t_s = 1e-6, .t_w = 1e-9, .t_h = 0, .t_r = 5e-10};
 
-/// Time of one message of `words` words over `hops` hops under `model`, uncontended.
+/// Time of one message of `words` words over `hops` hops under `model`, uncontended (a
+/// crossbar's message takes one hop).
 constexpr double message_time(const CostModel& model, double words, double hops)
 {
   if (hops == 0) return 0;
+  if (model.crossbar) hops = 1;
   if (model.routing == Routing::store_and_forward) return model.t_s + (model.t_w * words + model.t_h) * hops;
   return model.t_s + model.t_h * hops + model.t_w * words;
 }

@@ -14,7 +14,9 @@
 //  - the step takes as long as its slowest rank, and the steps add up;
 //  - beyond the seeds (model.hpp): under half_duplex the word times of a rank's sends
 //    and receives add up (their start-ups still overlap); with lanes < p, a step takes at
-//    least the sum of every rank's step time divided by lanes (ranks time-sharing cores).
+//    least the sum of every rank's step time divided by lanes (ranks time-sharing cores);
+//    a rank with any message in a step adds t_sync (its wait for its partners); under
+//    crossbar every message takes one hop and no two share a link.
 // A rank's messages are summed as integers (messages, hops, words x load), so its time
 // does not depend on the order they come in (step_cost.hpp has the arithmetic).
 // The seeds' closed forms (closed_forms.hpp) are tests of it.
@@ -38,6 +40,7 @@
 #include <collectives/topology/concepts.hpp>
 
 #include <algorithm>
+#include <concepts>
 #include <cstddef>
 #include <optional>
 
@@ -104,6 +107,7 @@ struct BoundVisitor {
   const CostModel* model;
   double m;
   std::size_t rank;
+  bool one_hop = false; // count every message as one hop (at least its distance): no distance()
   PortBusy out{}, in{};
   std::size_t blocks = 0; // local work
 
@@ -121,18 +125,21 @@ private:
   constexpr void add(PortBusy& busy, std::size_t from, std::size_t to, std::size_t b)
   {
     if (from >= topo->size() || to >= topo->size()) return; // (the walk reports it)
-    add_unloaded(busy, *model, m, b, topo->distance(from, to));
+    add_unloaded(busy, *model, m, b, model->crossbar || one_hop ? std::size_t{from != to} : topo->distance(from, to));
   }
 };
 
 /// A lower bound of step k's time, from one visit per class when the schedule states the
-/// step's symmetry (every kind of rank), else from rank 0: a few visits, no routing.
+/// step's symmetry (every kind of rank), else from rank 0 and the rank the schedule names
+/// as its busiest (s.busiest_rank(k), when it has one): a few visits, no routing.
+/// With `one_hop`, a weaker bound that does not ask the topology for distances.
 template <class S, topology T>
-constexpr double step_lower_bound(const S& s, std::size_t k, const T& topo, const CostModel& model, double m)
+constexpr double step_lower_bound(const S& s, std::size_t k, const T& topo, const CostModel& model, double m,
+                                  bool one_hop = false)
 {
   double bound = 0;
   const auto of_rank = [&](std::size_t r) {
-    BoundVisitor<T> v{&topo, &model, m, r};
+    BoundVisitor<T> v{&topo, &model, m, r, one_hop};
     s.visit(r, k, v);
     bound = std::max(bound, v.time());
   };
@@ -145,6 +152,10 @@ constexpr double step_lower_bound(const S& s, std::size_t k, const T& topo, cons
     }
   }
   if (s.size() > 0) of_rank(0);
+  if constexpr (requires { { s.busiest_rank(k) } -> std::convertible_to<std::size_t>; }) {
+    const std::size_t r = s.busiest_rank(k);
+    if (r != 0 && r < s.size()) of_rank(r);
+  }
   return bound;
 }
 
@@ -288,11 +299,17 @@ constexpr std::optional<CostReport> estimate_unless_at_least(const S& s, const T
 namespace detail {
 /// estimate_unless_at_least(); with `equal_passes`, std::nullopt only when the time is
 /// known to exceed `limit` (for a candidate that would win a tie).
+/// Without `equal_passes`, a sum that holds lower bounds also passes a candidate over when
+/// it comes within 1e-12 of `limit`: the bound and the limit are sums of the same terms in
+/// another order (the linear alltoall's one step of p - 1 messages against the pairwise
+/// exchange's p - 1 steps), equal but for rounding, and the candidate cannot be cheaper
+/// beyond rounding; working it out exactly could take O(p^2) messages.
 template <schedule S, topology T>
 constexpr std::optional<CostReport> estimate_unless_beyond(const S& s, const T& topo, const CostModel& model, double m,
                                                            double limit, bool equal_passes)
 {
   const auto beyond = [&](double t) { return equal_passes ? t > limit : t >= limit; };
+  const auto bound_beyond = [&](double t) { return beyond(t) || (!equal_passes && t >= limit - 1e-12 * limit); };
   detail::check_estimate_args(s, topo, model, m);
   detail::MessageStep<T> step(topo, model, m);
   detail::ReportSum sum;
@@ -310,16 +327,20 @@ constexpr std::optional<CostReport> estimate_unless_beyond(const S& s, const T& 
         else t = detail::walk_step(s, k, step);
       }
       sum.add(t);
-      if (beyond(sum.report.time)) return std::nullopt;
+      if (bounded || sym.inexact() ? bound_beyond(sum.report.time) : beyond(sum.report.time)) return std::nullopt;
     }
     if (!sym.inexact() && !bounded) return sum.done(m);
     return detail::estimate_by_classes(s, topo, model, m);
   } else {
-    // Every step bounded first (a few visits, no routing), then walked rank by rank.
+    // Every step bounded first (a few visits, no routing; a one-step schedule first without
+    // distances, which is what passes over a linear scatter's p - 1 messages at p = 1024
+    // within the compilers' limits), then walked rank by rank.
+    if (s.num_steps() == 1 && !model.half_duplex && bound_beyond(detail::step_lower_bound(s, 0, topo, model, m, true)))
+      return std::nullopt;
     double bound = 0;
     for (std::size_t k = 0; k < s.num_steps() && !model.half_duplex; ++k) {
       bound += detail::step_lower_bound(s, k, topo, model, m);
-      if (beyond(bound)) return std::nullopt;
+      if (bound_beyond(bound)) return std::nullopt;
     }
     for (std::size_t k = 0; k < s.num_steps(); ++k) {
       sum.add(detail::walk_step(s, k, step));

@@ -25,6 +25,8 @@
 #include <boost/hana/for_each.hpp>
 #include <boost/hana/tuple.hpp>
 
+#include <algorithm>
+#include <concepts>
 #include <cstddef>
 #include <limits>
 #include <optional>
@@ -99,6 +101,24 @@ struct Selection {
 };
 
 namespace detail {
+/// Messages (sent and received) in step 0 of s of rank 0, or of the rank s names as its
+/// busiest (schedule.hpp).
+template <schedule S>
+constexpr std::size_t messages_of_busiest(const S& s)
+{
+  struct Count {
+    std::size_t n = 0;
+    constexpr void send(const SendOp&) { ++n; }
+    constexpr void recv(const RecvOp&) { ++n; }
+    constexpr void local(const LocalOp&) {}
+  } count;
+  std::size_t r = 0;
+  if constexpr (requires { { s.busiest_rank(std::size_t{0}) } -> std::convertible_to<std::size_t>; })
+    r = s.busiest_rank(0);
+  if (s.num_steps() > 0 && r < s.size()) s.visit(r, 0, count);
+  return count.n;
+}
+
 /// select(): with `Symmetric` (constant evaluation) the estimates read the schedules'
 /// symmetry and candidates that cannot win are bounded, not worked out; without, every
 /// candidate's estimate visits every rank (estimate_every_rank: the same times, bit for
@@ -111,23 +131,36 @@ constexpr Selection select_among(const boost::hana::tuple<A...>& candidates, con
   static_assert((algorithm<A> && ...), "collectives::select: a candidate is not an algorithm type");
   static_assert((fits_topology_type<A, T> || ...), "collectives::select: no candidate algorithm fits the topology's type");
   model.validated();
-  // With Symmetric, the fitting candidate of fewest steps is worked out first (a tree
-  // before a ring): its time bounds every other, so a candidate whose steps so far add up
-  // past it is never finished (estimate_unless_at_least). The seed's time comes from the
-  // evaluation by classes (no limit), so that calling this at run time (the tests do)
+  // With Symmetric, the fitting candidate that looks cheapest to work out is worked out
+  // first: the fewest steps times the messages of one rank in the first (a tree before a
+  // ring; not the linear scatter's one step of p - 1 messages), among those that state their
+  // symmetry when any does. Its time bounds every other, so a candidate whose steps so far
+  // add up past it is never finished (estimate_unless_at_least). The seed's time comes from
+  // the evaluation by classes (no limit), so that calling this at run time (the tests do)
   // runs what constant evaluation runs.
-  std::size_t first = Selection::npos, fewest = 0;
+  std::size_t first = Selection::npos;
   double first_time = 0;
   if constexpr (Symmetric) {
-    std::size_t at = 0;
+    bool any_symmetric = false;
+    boost::hana::for_each(candidates, [&](auto tag) {
+      using Tag = decltype(tag);
+      if constexpr (fits_topology_type<Tag, T>)
+        if constexpr (symmetric_schedule<decltype(Tag::schedule(topo, problem))>)
+          any_symmetric = any_symmetric || fits(tag, topo, problem);
+    });
+    std::size_t at = 0, least = 0;
     boost::hana::for_each(candidates, [&](auto tag) {
       using Tag = decltype(tag);
       if constexpr (fits_topology_type<Tag, T>) {
-        if (fits(tag, topo, problem)) {
-          const std::size_t steps = Tag::schedule(topo, problem).num_steps();
-          if (first == Selection::npos || steps < fewest) {
+        using S = decltype(Tag::schedule(topo, problem));
+        if ((symmetric_schedule<S> || !any_symmetric) && fits(tag, topo, problem)) {
+          const S s = Tag::schedule(topo, problem);
+          // (Counted only for a candidate of fewer steps than the least work so far.)
+          std::size_t work = s.num_steps();
+          if (first == Selection::npos || work < least) work *= std::max<std::size_t>(1, detail::messages_of_busiest(s));
+          if (first == Selection::npos || work < least) {
             first = at;
-            fewest = steps;
+            least = work;
           }
         }
       }

@@ -16,7 +16,9 @@
 //    of local work; the step's time is the largest over its ranks;
 //  - beyond the seeds (model.hpp): under half_duplex a rank's busy time is the larger of
 //    its send and receive start-ups (t_s and t_h terms) plus the word times of both; with
-//    lanes < p, the step takes at least the sum of its ranks' times divided by lanes.
+//    lanes < p, the step takes at least the sum of its ranks' times divided by lanes; a
+//    rank with a message to send or receive adds t_sync once; under crossbar every message
+//    takes one hop and shares no link.
 
 #include <collectives/cost/model.hpp>
 #include <collectives/cost/routes.hpp>
@@ -55,8 +57,8 @@ struct PortBusy {
   constexpr void add(const CostModel& model, double m, std::size_t units_of_msg, std::size_t hops_of_msg)
   {
     if (hops_of_msg == 0) return;
+    ++n; // (all-port: only whether there is one, for t_sync)
     if (model.ports == Ports::one) {
-      ++n;
       hops += hops_of_msg;
       units += units_of_msg;
     } else {
@@ -87,12 +89,14 @@ constexpr void add_unloaded(PortBusy& busy, const CostModel& model, double m, st
 /// A rank's busy time from its sends and receives: the slower of the two, or under
 /// half_duplex the slower start-ups plus both word times. That is the larger of the sends'
 /// time plus the receives' word time and the other way round, which is how it is added up:
-/// a start-up taken as time - word time would be NaN for an infinite word time.
+/// a start-up taken as time - word time would be NaN for an infinite word time. Plus
+/// t_sync when the rank has any message.
 constexpr double port_busy_time(const CostModel& model, double m, const PortBusy& send, const PortBusy& recv)
 {
   const double ts = send.time(model, m), tr = recv.time(model, m);
-  if (!model.half_duplex) return std::max(ts, tr);
-  return std::max(ts + recv.word_time(model, m), tr + send.word_time(model, m));
+  const double busy =
+    model.half_duplex ? std::max(ts + recv.word_time(model, m), tr + send.word_time(model, m)) : std::max(ts, tr);
+  return model.t_sync != 0 && (send.n != 0 || recv.n != 0) ? busy + model.t_sync : busy;
 }
 
 /// A rank's step time: its busy time plus t_r m per block of local work (none added when
@@ -175,12 +179,21 @@ public:
   constexpr StepTally finish()
   {
     StepTally tally;
-    for (auto& msg : messages_) msg.hops = load_.add_route(msg.from, msg.to, msg.seq);
-    load_.seal(messages_);
-    // The most loaded link is on some route, so it is the step's congestion; and with no
-    // link carrying two messages, every route's worst load is 1: no second walk.
-    tally.congestion = load_.most();
-    const bool contended = load_.most() > 1;
+    bool contended = false;
+    if (model_.crossbar) {
+      // One hop each, on a path of its own.
+      for (auto& msg : messages_) {
+        msg.hops = msg.from != msg.to ? 1 : 0;
+        tally.congestion = std::max(tally.congestion, msg.hops);
+      }
+    } else {
+      for (auto& msg : messages_) msg.hops = load_.add_route(msg.from, msg.to, msg.seq);
+      load_.seal(messages_);
+      // The most loaded link is on some route, so it is the step's congestion; and with no
+      // link carrying two messages, every route's worst load is 1: no second walk.
+      tally.congestion = load_.most();
+      contended = load_.most() > 1;
+    }
     for (std::size_t i = 0; i < messages_.size(); ++i) {
       const CostMessage& msg = messages_[i];
       const std::size_t worst = contended ? load_.worst(i, msg.from, msg.to) : 1;

@@ -244,9 +244,10 @@ public:
   template <class S>
   constexpr bool step(const S& s, std::size_t k, StepTally& out)
   {
-    // The terms beyond the seeds (half_duplex; lanes, whose step time sums every rank's)
-    // are not worked out by class: such models are walked rank by rank.
-    if (model_.half_duplex || (model_.lanes != 0 && model_.lanes < p_)) return false;
+    // The terms beyond the seeds (half_duplex; lanes, whose step time sums every rank's;
+    // t_sync; crossbar) are not worked out by class: such models are walked rank by rank.
+    if (model_.half_duplex || (model_.lanes != 0 && model_.lanes < p_) || model_.t_sync != 0 || model_.crossbar)
+      return false;
     RepStep& st = reps_[cur_];
     st.sym = s.symmetry(k);
     if (!st.sym.stated() || st.sym.group.p != p_) return false;

@@ -16,6 +16,9 @@
 //   s.symmetry(k)       how the ranks of step k relate: which ranks do what some other
 //                       rank does, translated; the cost estimate then visits one rank per
 //                       class instead of every rank.
+//   s.busiest_rank(k)   for a step that states no symmetry: a rank that takes longest in
+//                       it (a linear scatter's root), which a lower bound of the step then
+//                       visits: compile-time select() passes over a candidate so bounded.
 //
 // The executor, the verifier, the cost estimate and the recording tests all read this.
 

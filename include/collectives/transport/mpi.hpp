@@ -220,10 +220,11 @@ public:
   /// The cost model a Communicator chooses default algorithms with, decided when the
   /// endpoint was built and the same on every rank (one MPI_Allreduce agreed on it). All
   /// ranks on one node: shared memory, where each rank's CPU copies what it sends and
-  /// receives (half_duplex); with more ranks on a node than it has cores, the ranks
-  /// time-share them (lanes) and every step waits for partners to be scheduled (t_s grows
-  /// with the ranks per core). Ranks on several nodes: default_cost_model (a network that
-  /// moves messages by itself), with lanes when a node is oversubscribed.
+  /// receives (half_duplex) and any rank reaches any other directly (crossbar); with more
+  /// ranks on a node than it has cores, the ranks time-share them (lanes) and every step
+  /// waits for partners to be scheduled (t_sync grows with the ranks per core). Ranks on
+  /// several nodes: default_cost_model (a network that moves messages by itself), with
+  /// lanes and t_sync when a node is oversubscribed.
   CostModel cost_model() const noexcept { return model_; }
 
   /// The watchdog's timeout in seconds (0: none), from the options or the environment.

@@ -176,18 +176,18 @@ public:
   /// The cost model of this team's exchanges, for choosing algorithms: one node's shared
   /// memory (a message's start-up is a cache-line handshake, a word moves at memory
   /// speed; a rank's receive and its peer's receive of what it sends share one memory
-  /// system, so a step's words in both directions add up: half_duplex), and, with more
-  /// ranks than cores, ranks time-sharing the cores (lanes) and a start-up that grows
-  /// with the ranks per core: every step then waits for its partners to be scheduled, so
-  /// algorithms with fewer steps win (measured with benchmarks/bench_collectives and
-  /// mpi_collectives).
+  /// system, so a step's words in both directions add up: half_duplex; any rank reaches
+  /// any other directly: crossbar), and, with more ranks than cores, ranks time-sharing
+  /// the cores (lanes) and a wait per step that grows with the ranks per core (t_sync):
+  /// every step then waits for its partners to be scheduled, so algorithms with fewer
+  /// steps win (measured with benchmarks/bench_collectives and mpi_collectives).
   /// Depends only on p and the machine, so every rank computes the same.
   CostModel cost_model() const noexcept
   {
     const double per_core = static_cast<double>(p_) / static_cast<double>(cores_);
-    const double t_s = oversubscribed_ ? 1.5e-6 * per_core : 0.5e-6;
-    return CostModel{.t_s = t_s, .t_w = 0.5e-9, .t_h = 0, .t_r = 0.25e-9, .half_duplex = true,
-                     .lanes = oversubscribed_ ? std::size_t{cores_} : 0};
+    return CostModel{.t_s = 0.5e-6, .t_w = 0.5e-9, .t_h = 0, .t_r = 0.25e-9, .half_duplex = true,
+                     .lanes = oversubscribed_ ? std::size_t{cores_} : 0,
+                     .t_sync = oversubscribed_ ? 1.5e-6 * per_core - 0.5e-6 : 0, .crossbar = true};
   }
   /// Messages of at most this many bytes go eager.
   std::size_t eager_bytes() const noexcept { return eager_; }

@@ -48,11 +48,13 @@ COLLECTIVES_DECL CostModel machine_model(MPI_Comm comm, std::size_t rank, std::s
   const double per_core = worst[0];
   CostModel m = default_cost_model;
   if (per_core > 1) {
-    // Each core runs per_core ranks: p / per_core of them at once.
+    // Each core runs per_core ranks: p / per_core of them at once, and a rank waits for
+    // its partners to be scheduled once per step.
     m.lanes = std::max<std::size_t>(1, static_cast<std::size_t>(static_cast<double>(size) / per_core));
-    m.t_s *= per_core;
+    m.t_sync = m.t_s * (per_core - 1);
   }
-  m.half_duplex = worst[1] == 0; // one node: shared memory
+  // One node: shared memory, which any rank reaches directly.
+  m.half_duplex = m.crossbar = worst[1] == 0;
   return m;
 }
 
