@@ -2,7 +2,10 @@
 
 #include "stats.hpp"
 
+#include <algorithm>
+#include <cstdio>
 #include <map>
+#include <string>
 #include <mutex>
 #include <tuple>
 
@@ -59,25 +62,34 @@ ForcedCounter& forced_row(std::string_view collective, std::string_view algorith
 
 void print_report(std::FILE* out, const std::string& header)
 {
+  // The whole report is put together first and written at once: stderr is unbuffered, and
+  // line by line (or piece by piece) mpirun may interleave the program's own output into
+  // the middle of a line.
+  std::string text;
+  const auto line = [&text](const char* format, auto... args) {
+    char buffer[512];
+    const int n = std::snprintf(buffer, sizeof buffer, format, args...);
+    if (n > 0) text.append(buffer, std::min<std::size_t>(static_cast<std::size_t>(n), sizeof buffer - 1));
+  };
   Table& t = table();
   std::lock_guard lock(t.mutex);
-  std::fprintf(out, "collectives-pmpi: %s\n", header.c_str());
-  std::fprintf(out, "collectives-pmpi: %-26s %10s %16s  %s\n", "call", "calls", "bytes", "algorithm");
+  line("collectives-pmpi: %s\n", header.c_str());
+  line("collectives-pmpi: %-26s %10s %16s  %s\n", "call", "calls", "bytes", "algorithm");
   unsigned long long served = 0, forwarded = 0;
   for (const auto& [key, n] : t.rows) {
     const auto& [call, fwd, what] = key;
     const unsigned long long calls = n.calls.load();
     if (calls == 0) continue;
     const std::string label = fwd ? "PMPI (" + std::string(what) + ")" : std::string(what);
-    std::fprintf(out, "collectives-pmpi: %-26s %10llu %16s  %s\n", std::string(call_name(static_cast<Call>(call))).c_str(),
-                 calls, fwd ? "-" : std::to_string(n.bytes.load()).c_str(), label.c_str());
+    line("collectives-pmpi: %-26s %10llu %16s  %s\n", std::string(call_name(static_cast<Call>(call))).c_str(), calls,
+         fwd ? "-" : std::to_string(n.bytes.load()).c_str(), label.c_str());
     (fwd ? forwarded : served) += calls;
   }
   for (const auto& [key, n] : t.forced)
-    std::fprintf(out, "collectives-pmpi: forced %s=%s: ran %llu calls, did not fit %llu\n",
-                 std::string(key.first).c_str(), std::string(key.second).c_str(), n.ran.load(), n.unfit.load());
-  std::fprintf(out, "collectives-pmpi: %llu calls served by the library, %llu forwarded to Open MPI\n", served,
-               forwarded);
+    line("collectives-pmpi: forced %s=%s: ran %llu calls, did not fit %llu\n", std::string(key.first).c_str(),
+         std::string(key.second).c_str(), n.ran.load(), n.unfit.load());
+  line("collectives-pmpi: %llu calls served by the library, %llu forwarded to Open MPI\n", served, forwarded);
+  std::fwrite(text.data(), 1, text.size(), out);
   std::fflush(out);
 }
 

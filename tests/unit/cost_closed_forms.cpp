@@ -341,6 +341,8 @@ TEST_CASE("closed forms: broadcast and reduce", "[cost][closed_form]")
       check("broadcast binomial/fully_connected", BroadcastTreeSchedule(p, ring_shape(p), root), full,
             Collective::broadcast, pr, 1,
             [p](const CostModel& c, double m) { return cf::broadcast_binomial_fully_connected(c, p, m); });
+      check("broadcast linear/fully_connected", BroadcastLinearSchedule(p, root), full, Collective::broadcast, pr, 1,
+            [p](const CostModel& c, double m) { return cf::broadcast_linear_fully_connected(c, p, m); });
       check("broadcast scatter_allgather/fully_connected", broadcast_scatter_allgather_schedule(p, root), full,
             Collective::broadcast, pr, static_cast<double>(p),
             [p](const CostModel& c, double m) { return cf::broadcast_scatter_allgather_fully_connected(c, p, m); });

@@ -213,10 +213,12 @@ TEST_CASE("default algorithm: ranks sharing cores on one node get the one-step a
     CHECK(select<Collective::alltoallv>(Ring<>{8}, node, Problem{m}).name == "linear");
     CHECK(select<Collective::scatter>(Ring<>{8}, node, Problem{m, 5}).name == "linear");
     CHECK(select<Collective::gather>(Ring<>{8}, node, Problem{m, 0}).name == "linear");
+    CHECK(select<Collective::broadcast>(Ring<>{8}, node, Problem{m, 6}).name == "linear");
     // A network's model keeps the trees and the pairwise exchange: there the root's p - 1
     // start-ups in a row are what the tree saves, and links are shared.
     CHECK(select<Collective::scatter>(Ring<>{8}, default_cost_model, Problem{m, 5}).name != "linear");
     CHECK(select<Collective::gather>(Ring<>{8}, default_cost_model, Problem{m, 0}).name != "linear");
+    CHECK(select<Collective::broadcast>(Ring<>{8}, default_cost_model, Problem{m, 6}).name != "linear");
     CHECK(select<Collective::alltoall>(Ring<>{8}, default_cost_model, Problem{m}).name != "linear");
   }
   // With a core per rank (no lanes, no wait) the trees win again on one node too.

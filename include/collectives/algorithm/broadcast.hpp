@@ -3,6 +3,7 @@
 
 #include <collectives/algorithm/algorithm.hpp>
 #include <collectives/algorithm/broadcast/dimensional_ring.hpp>
+#include <collectives/algorithm/broadcast/linear.hpp>
 #include <collectives/algorithm/broadcast/ring.hpp>
 #include <collectives/algorithm/broadcast/ring_staggered.hpp>
 #include <collectives/algorithm/broadcast/scatter_allgather.hpp>
@@ -29,7 +30,8 @@ struct algorithm_list<Collective::broadcast> {
     broadcast_algorithm::scatter_allgather,
     broadcast_algorithm::ring_staggered,
     broadcast_algorithm::dimensional_ring,
-    broadcast_algorithm::scatter_allgather_hypercube
+    broadcast_algorithm::scatter_allgather_hypercube,
+    broadcast_algorithm::linear
   );
 };
 

@@ -513,6 +513,15 @@ constexpr double broadcast_binomial_fully_connected(const CostModel& c, std::siz
   return evaluate(messages(detail::cf_d(detail::ceil_log2(p)), m, 1), c);
 }
 
+/// BroadcastLinearSchedule where every message is one hop: the root's p - 1 messages in
+/// one step, (p - 1)(t_s + t_w m + t_h) one-port; all-port t_s + t_w m + t_h.
+constexpr double broadcast_linear_fully_connected(const CostModel& c, std::size_t p, double m)
+{
+  detail_cf::check(p, m);
+  const double n = p == 1 ? 0 : c.ports == Ports::one ? detail::cf_d(p) - 1 : 1;
+  return evaluate(messages(n, m, 1), c);
+}
+
 /// BroadcastTreeSchedule(bits_shape) on a hypercube, any root (ONE_TO_ALL_BC,
 /// GENERAL_ONE_TO_ALL_BC): log p (t_s + t_w m + t_h).
 constexpr double broadcast_hypercube_hypercube(const CostModel& c, std::size_t p, double m)
