@@ -171,14 +171,22 @@ constexpr double alltoall_pairwise_fully_connected(const CostModel& c, std::size
   return evaluate(messages(detail::cf_d(p) - 1, m, 1) + local_words(m), c);
 }
 
+namespace detail_cf {
+/// One rank's p - 1 one-hop messages of m words in one step (the linear algorithms'
+/// busiest rank): one-port they add up, all-port the step takes one message's time.
+constexpr Terms linear_step(const CostModel& c, std::size_t p, double m)
+{
+  check(p, m);
+  return messages(p == 1 ? 0 : c.ports == Ports::one ? detail::cf_d(p) - 1 : 1, m, 1);
+}
+} // namespace detail_cf
+
 /// AlltoallLinearSchedule where every message is one hop: every rank's p - 1 messages in
 /// one step, one-port what the pairwise exchange costs, (p - 1)(t_s + t_w m + t_h) + t_r m;
 /// all-port t_s + t_w m + t_h + t_r m.
 constexpr double alltoall_linear_fully_connected(const CostModel& c, std::size_t p, double m)
 {
-  detail_cf::check(p, m);
-  const double n = p == 1 ? 0 : c.ports == Ports::one ? detail::cf_d(p) - 1 : 1;
-  return evaluate(messages(n, m, 1) + local_words(m), c);
+  return evaluate(detail_cf::linear_step(c, p, m) + local_words(m), c);
 }
 
 /// PairwiseSchedule on a ring: in step k every rank sends k ahead, min(k, p - k) hops the
@@ -517,9 +525,7 @@ constexpr double broadcast_binomial_fully_connected(const CostModel& c, std::siz
 /// one step, (p - 1)(t_s + t_w m + t_h) one-port; all-port t_s + t_w m + t_h.
 constexpr double broadcast_linear_fully_connected(const CostModel& c, std::size_t p, double m)
 {
-  detail_cf::check(p, m);
-  const double n = p == 1 ? 0 : c.ports == Ports::one ? detail::cf_d(p) - 1 : 1;
-  return evaluate(messages(n, m, 1), c);
+  return evaluate(detail_cf::linear_step(c, p, m), c);
 }
 
 /// BroadcastTreeSchedule(bits_shape) on a hypercube, any root (ONE_TO_ALL_BC,
