@@ -29,7 +29,11 @@ if(NOT DEFINED TIMEOUT)
   set(TIMEOUT 300)
 endif()
 
-execute_process(COMMAND ${command} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out TIMEOUT ${TIMEOUT})
+# stdout and stderr apart, then one after the other: captured into one variable, mpirun's
+# two streams interleave at its read boundaries, inside lines (the shim's report is on
+# stderr, the program's own lines on stdout).
+execute_process(COMMAND ${command} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT ${TIMEOUT})
+string(APPEND out "\n${err}")
 message("${out}")
 
 set(failed)
