@@ -47,7 +47,8 @@ bool parse_size(std::string_view text, std::size_t& out)
   return !t.empty() && ec == std::errc{} && end == t.data() + t.size();
 }
 
-// "t_s,t_w[,t_h[,t_r]]" (the numbers a model file resolves to, too).
+// "t_s,t_w[,t_h[,t_r[,t_sync,lanes,half_duplex,crossbar]]]" (the numbers a model file
+// resolves to, too; the last two 0 or 1).
 bool parse_model_numbers(std::string_view text, CostModel& model)
 {
   std::vector<double> v;
@@ -61,16 +62,25 @@ bool parse_model_numbers(std::string_view text, CostModel& model)
     if (comma == std::string_view::npos) break;
     at = comma + 1;
   }
-  if (v.size() < 2 || v.size() > 4) return false;
+  if (v.size() < 2 || v.size() == 5 || v.size() == 6 || v.size() == 7 || v.size() > 8) return false;
+  const auto flag = [](double x) { return x == 0 || x == 1; };
+  if (v.size() == 8 && (v[5] != std::floor(v[5]) || v[5] > 1e9 || !flag(v[6]) || !flag(v[7]))) return false;
   model.t_s = v[0];
   model.t_w = v[1];
   if (v.size() > 2) model.t_h = v[2];
   if (v.size() > 3) model.t_r = v[3];
+  if (v.size() == 8) {
+    model.t_sync = v[4];
+    model.lanes = static_cast<std::size_t>(v[5]);
+    model.half_duplex = v[6] == 1;
+    model.crossbar = v[7] == 1;
+  }
   return true;
 }
 
-// A model file: lines "key value" or "key = value" for t_s, t_w, t_h, t_r, word_bytes;
-// '#' starts a comment. Returns "t_s,t_w,t_h,t_r;word_bytes" or throws.
+// A model file: lines "key value" or "key = value" for t_s, t_w, t_h, t_r, t_sync, lanes,
+// half_duplex, crossbar (0 or 1), word_bytes; '#' starts a comment. Returns
+// "t_s,t_w,t_h,t_r,t_sync,lanes,half_duplex,crossbar;word_bytes" or throws.
 std::string read_model_file(const std::string& path)
 {
   std::ifstream in(path);
@@ -95,18 +105,31 @@ std::string read_model_file(const std::string& path)
         throw std::invalid_argument(path + ":" + std::to_string(n) + ": word_bytes must be a positive integer");
       continue;
     }
+    if (key == "lanes") {
+      if (!parse_size(value, m.lanes) || m.lanes > 1000000000)
+        throw std::invalid_argument(path + ":" + std::to_string(n) + ": lanes must be an integer >= 0");
+      continue;
+    }
+    if (key == "half_duplex" || key == "crossbar") {
+      if (value != "0" && value != "1")
+        throw std::invalid_argument(path + ":" + std::to_string(n) + ": " + key + " must be 0 or 1");
+      (key == "half_duplex" ? m.half_duplex : m.crossbar) = value == "1";
+      continue;
+    }
     if (!parse_double(value, x))
       throw std::invalid_argument(path + ":" + std::to_string(n) + ": " + key + " must be a finite number >= 0");
     if (key == "t_s") m.t_s = x;
     else if (key == "t_w") m.t_w = x;
     else if (key == "t_h") m.t_h = x;
     else if (key == "t_r") m.t_r = x;
+    else if (key == "t_sync") m.t_sync = x;
     else
       throw std::invalid_argument(path + ":" + std::to_string(n) + ": unknown key " + key +
-                                  " (valid: t_s, t_w, t_h, t_r, word_bytes)");
+                                  " (valid: t_s, t_w, t_h, t_r, t_sync, lanes, half_duplex, crossbar, word_bytes)");
   }
-  char buf[200];
-  std::snprintf(buf, sizeof buf, "%.17g,%.17g,%.17g,%.17g;%zu", m.t_s, m.t_w, m.t_h, m.t_r, word_bytes);
+  char buf[300];
+  std::snprintf(buf, sizeof buf, "%.17g,%.17g,%.17g,%.17g,%.17g,%zu,%d,%d;%zu", m.t_s, m.t_w, m.t_h, m.t_r, m.t_sync,
+                m.lanes, m.half_duplex ? 1 : 0, m.crossbar ? 1 : 0, word_bytes);
   return buf;
 }
 
@@ -183,7 +206,7 @@ Config parse_config(std::string_view text)
     } else if (name == "COLLECTIVES_MODEL") {
       if (value == "default") continue;
       if (value == "calibrate") {
-        c.calibrate = true;
+        c.calibrate = c.model_given = true;
         c.model_source = "calibrated at MPI_Init";
         continue;
       }
@@ -196,6 +219,7 @@ Config parse_config(std::string_view text)
       if (!parse_model_numbers(numbers, m))
         bad("expected t_s,t_w[,t_h] in seconds (t_w per 8-byte word), 'calibrate', 'default' or a model file");
       c.model = m;
+      c.model_given = true;
       c.model_source = file.empty() ? "COLLECTIVES_MODEL" : "file " + file;
     } else if (name == "COLLECTIVES_MODEL_SAVE") {
       c.model_save = value;
@@ -222,12 +246,16 @@ Config parse_config(std::string_view text)
 
 std::string model_file_text(const CostModel& model, std::size_t word_bytes)
 {
-  char buf[400];
+  char buf[700];
   std::snprintf(buf, sizeof buf,
                 "# collectives cost model: seconds per message (t_s), per word (t_w), per hop (t_h),\n"
-                "# per word of local work (t_r); a word is word_bytes bytes\n"
-                "t_s %.17g\nt_w %.17g\nt_h %.17g\nt_r %.17g\nword_bytes %zu\n",
-                model.t_s, model.t_w, model.t_h, model.t_r, word_bytes);
+                "# per word of local work (t_r); a word is word_bytes bytes. One node's terms\n"
+                "# (collectives/cost/model.hpp): seconds per step waiting for partners (t_sync),\n"
+                "# cores the ranks share (lanes, 0: a core each), half_duplex and crossbar (0 or 1)\n"
+                "t_s %.17g\nt_w %.17g\nt_h %.17g\nt_r %.17g\nt_sync %.17g\nlanes %zu\nhalf_duplex %d\n"
+                "crossbar %d\nword_bytes %zu\n",
+                model.t_s, model.t_w, model.t_h, model.t_r, model.t_sync, model.lanes, model.half_duplex ? 1 : 0,
+                model.crossbar ? 1 : 0, word_bytes);
   return buf;
 }
 

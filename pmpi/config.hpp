@@ -25,8 +25,12 @@ struct Config {
   /// its algorithm number i mod (its number of algorithms), so rounds 0..7 run them all.
   std::size_t round = algorithms::npos;
   CostModel model = default_cost_model; ///< COLLECTIVES_MODEL (t_w per word of word_bytes)
+  /// Whether COLLECTIVES_MODEL gave the model (numbers, a file or calibrate); without it
+  /// each communicator takes its endpoint's suggestion (mpi::Endpoint::cost_model(): one
+  /// node's terms when its ranks share a node), as a Communicator of the library does.
+  bool model_given = false;
   std::size_t word_bytes = 8;
-  std::string model_source = "default";
+  std::string model_source = "the endpoint's";
   bool calibrate = false;     ///< COLLECTIVES_MODEL=calibrate: measure at MPI_Init
   std::string model_save;     ///< COLLECTIVES_MODEL_SAVE: rank 0 writes the model in use there
   TopologySpec topology;      ///< COLLECTIVES_TOPOLOGY

@@ -31,6 +31,7 @@ struct Global {
   std::atomic<std::uint64_t> deletions{0}; // states deleted so far (invalidates state_of's cache)
   int world_rank = 0, world_size = 1;
   std::string world_topology = "(no collective on MPI_COMM_WORLD)";
+  std::string world_model; ///< MPI_COMM_WORLD's model, once a collective ran on it
 };
 
 Global& global()
@@ -52,8 +53,14 @@ void check(int rc, const char* call)
 
 std::string model_text(const CostModel& m)
 {
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "t_s=%g s, t_w=%g s/word, t_h=%g s/hop, t_r=%g s/word", m.t_s, m.t_w, m.t_h, m.t_r);
+  char buf[300];
+  int n = std::snprintf(buf, sizeof buf, "t_s=%g s, t_w=%g s/word, t_h=%g s/hop, t_r=%g s/word", m.t_s, m.t_w, m.t_h,
+                        m.t_r);
+  // One node's terms, when set (model.hpp).
+  if (m.t_sync != 0) n += std::snprintf(buf + n, sizeof buf - n, ", t_sync=%g s/step", m.t_sync);
+  if (m.lanes != 0) n += std::snprintf(buf + n, sizeof buf - n, ", lanes=%zu", m.lanes);
+  if (m.half_duplex) n += std::snprintf(buf + n, sizeof buf - n, ", half_duplex");
+  if (m.crossbar) std::snprintf(buf + n, sizeof buf - n, ", crossbar");
   return buf;
 }
 
@@ -108,14 +115,25 @@ int initialize(bool collective)
                            "using the default model\n");
     }
   }
+  CostModel in_use = g.config.model;
+  if (!g.config.model_save.empty() && !g.config.model_given && collective) {
+    // No model given: MPI_COMM_WORLD's endpoint's is the one in use there.
+    try {
+      in_use = mpi::Endpoint(MPI_COMM_WORLD).cost_model();
+    } catch (const std::exception& e) {
+      if (g.world_rank == 0) std::fprintf(stderr, "collectives-pmpi: error: %s\n", e.what());
+      return MPI_ERR_INTERN;
+    }
+  }
   if (!g.config.model_save.empty() && g.world_rank == 0) {
     std::ofstream out(g.config.model_save);
-    out << model_file_text(g.config.model, g.config.word_bytes);
+    out << model_file_text(in_use, g.config.word_bytes);
     if (!out) std::fprintf(stderr, "collectives-pmpi: warning: cannot write %s\n", g.config.model_save.c_str());
   }
   if (g.config.verbose >= 2 && g.world_rank == 0)
     std::fprintf(stderr, "collectives-pmpi: active on %d ranks; cost model %s (%s), word %zu bytes\n", g.world_size,
-                 model_text(g.config.model).c_str(), g.config.model_source.c_str(), g.config.word_bytes);
+                 g.config.model_given ? model_text(g.config.model).c_str() : "of each communicator",
+                 g.config.model_source.c_str(), g.config.word_bytes);
   g.active.store(true, std::memory_order_release);
   return MPI_SUCCESS;
 }
@@ -126,7 +144,8 @@ void finalize()
   if (!active()) return;
   if (g.config.verbose >= 1 && g.world_rank == 0)
     print_report(stderr, "report of world rank 0 of " + std::to_string(g.world_size) + "; MPI_COMM_WORLD on " +
-                           g.world_topology + "; cost model " + model_text(g.config.model) + " (" +
+                           g.world_topology + "; cost model " +
+                           (g.world_model.empty() ? model_text(g.config.model) : g.world_model) + " (" +
                            g.config.model_source + ")");
   std::vector<CommState*> live;
   {
@@ -188,11 +207,15 @@ ShimComm& CommState::comm()
   TopologyChoice choice = choose_topology(size_, is_cart ? &cart : nullptr, cfg.topology);
   topology_ = choice.topology.describe() + " (" + choice.source + ")";
   ep_ = std::make_unique<mpi::Endpoint>(user_, cfg.transport);
-  comm_.emplace(*ep_, choice.topology, cfg.model, cfg.word_bytes);
-  if (user_ == MPI_COMM_WORLD) global().world_topology = topology_;
+  const CostModel model = cfg.model_given ? cfg.model : ep_->cost_model();
+  comm_.emplace(*ep_, choice.topology, model, cfg.word_bytes);
+  if (user_ == MPI_COMM_WORLD) {
+    global().world_topology = topology_;
+    global().world_model = model_text(model);
+  }
   if (cfg.verbose >= 2 && rank_ == 0)
-    std::fprintf(stderr, "collectives-pmpi: communicator #%zu (%zu ranks%s): %s\n", id_, size_,
-                 user_ == MPI_COMM_WORLD ? ", MPI_COMM_WORLD" : "", topology_.c_str());
+    std::fprintf(stderr, "collectives-pmpi: communicator #%zu (%zu ranks%s): %s; cost model %s\n", id_, size_,
+                 user_ == MPI_COMM_WORLD ? ", MPI_COMM_WORLD" : "", topology_.c_str(), model_text(model).c_str());
   return *comm_;
 }
 

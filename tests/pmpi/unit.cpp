@@ -298,7 +298,40 @@ TEST_CASE("pmpi: a model file is read on the rank that has it", "[pmpi][config]"
   CHECK(c.model_source == "file " + path);
   char* env2[] = {missing.data(), nullptr};
   CHECK(error_of(pmpi::config_text(env2)).find("cannot read the model file") != std::string::npos);
+
+  // One node's terms survive the round trip (a calibrated model keeps the endpoint's).
+  const CostModel node{.t_s = 1e-6, .t_w = 2e-10, .t_h = 3e-8, .t_r = 4e-11, .half_duplex = true, .lanes = 2,
+                       .t_sync = 3e-6, .crossbar = true};
+  {
+    std::ofstream out(path);
+    out << pmpi::model_file_text(node, 4);
+  }
+  const pmpi::Config n = pmpi::parse_config(pmpi::config_text(env));
+  CHECK(n.model.t_s == node.t_s);
+  CHECK(n.model.t_w == node.t_w);
+  CHECK(n.model.t_h == node.t_h);
+  CHECK(n.model.t_r == node.t_r);
+  CHECK(n.model.t_sync == node.t_sync);
+  CHECK(n.model.lanes == 2);
+  CHECK(n.model.half_duplex);
+  CHECK(n.model.crossbar);
+  CHECK(n.word_bytes == 4);
+  // Bad values name the line and the key.
+  for (const char* bad : {"crossbar 2", "half_duplex yes", "lanes -1", "lanes 1.5", "t_sync -1e-6"}) {
+    {
+      std::ofstream out(path);
+      out << "t_s 1e-6\n" << bad << "\n";
+    }
+    const std::string e = error_of(pmpi::config_text(env));
+    CAPTURE(bad, e);
+    CHECK(e.find(path + ":2: ") != std::string::npos);
+    CHECK(e.find(std::string(bad).substr(0, std::string(bad).find(' '))) != std::string::npos);
+  }
   std::remove(path.c_str());
+  // The numbers' form: 2, 3, 4 or 8 of them.
+  CHECK(pmpi::parse_config("COLLECTIVES_MODEL=1e-6,1e-9,0,0,2e-6,2,1,1\n").model.lanes == 2);
+  CHECK(error_of("COLLECTIVES_MODEL=1e-6,1e-9,0,0,2e-6\n") != "");
+  CHECK(error_of("COLLECTIVES_MODEL=1e-6,1e-9,0,0,2e-6,2,1,3\n") != "");
 }
 
 // The adapter --------------------------------------------------------------------------

@@ -4,6 +4,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <collectives/algorithm/shift/ring.hpp>
+#include <collectives/cost/schedule_cost.hpp>
+#include <collectives/topology/grid.hpp>
 #include <collectives/tuning/calibrate.hpp>
 #include <collectives/transport/threads.hpp>
 
@@ -48,6 +51,7 @@ TEST_CASE("calibrate: every rank gets the same valid model", "[cost][calibrate]"
         CHECK(c.model.t_s == got[0].model.t_s);
         CHECK(c.model.t_w == got[0].model.t_w);
         CHECK(c.model.t_r == got[0].model.t_r);
+        CHECK(c.model.t_sync == got[0].model.t_sync);
         CHECK(c.model.t_h == 0);
         CHECK(c.model.ports == Ports::all);
       }
@@ -68,4 +72,61 @@ TEST_CASE("calibrate: bad options throw on every rank", "[cost][calibrate]")
   bad.min_words = 8;
   bad.max_words = 4;
   CHECK_THROWS_AS(team.run([&](threads::Endpoint& ep) { calibrate(ep, bad); }), std::invalid_argument);
+}
+
+TEST_CASE("calibrate: the model keeps the endpoint's terms and prices the pattern as measured", "[cost][calibrate]")
+{
+  // p = 4 and 8 are more ranks than cores on a 2-core machine: the team suggests lanes and
+  // t_sync there; on any machine it suggests half_duplex and crossbar.
+  for (std::size_t p : {2, 3, 4, 8}) {
+    CalibrationOptions options;
+    options.max_words = 256;
+    options.samples = 3;
+    options.min_sample_seconds = 0;
+    threads::Team team{p};
+    const CostModel suggested = team.cost_model();
+    std::vector<Calibration> got(p);
+    team.run([&](threads::Endpoint& ep) { got[ep.rank()] = calibrate_detailed(ep, options); });
+    const Calibration& c = got[0];
+    CAPTURE(p, c.model.t_s, c.model.t_w, c.model.t_sync);
+    CHECK_NOTHROW(c.model.validated());
+    CHECK(c.model.half_duplex == suggested.half_duplex);
+    CHECK(c.model.lanes == suggested.lanes);
+    CHECK(c.model.crossbar == suggested.crossbar);
+    CHECK(c.model.t_h == suggested.t_h);
+    // The step's start-up is divided as the team suggests.
+    if (suggested.t_sync > 0 && c.model.t_s + c.model.t_sync > 0)
+      CHECK(c.model.t_sync / (c.model.t_s + c.model.t_sync) ==
+            Approx(suggested.t_sync / (suggested.t_s + suggested.t_sync)).epsilon(1e-12));
+    else
+      CHECK(c.model.t_sync == 0);
+    // The pattern (shift by one: every rank sends to r + 1, receives from r - 1, one step) is
+    // the shift collective's ring schedule: its estimate under the model returned is the
+    // line fitted to the measurements.
+    const auto [a, b] = detail::fit_relative(c.messages);
+    REQUIRE(c.messages.size() == 5);
+    for (const CalibrationPoint& x : c.messages) {
+      const double predicted = estimate(ShiftRingSchedule(p, 1), Ring<>{p}, c.model, x.words).time;
+      CHECK(predicted == Approx(a + b * x.words).epsilon(1e-9));
+    }
+  }
+}
+
+TEST_CASE("calibrate: calibration_scale is the model's price of one message of each pattern", "[cost][calibrate]")
+{
+  constexpr CostModel plain{.t_s = 1, .t_w = 1};
+  static_assert(calibration_scale(plain, CalibrationPattern::shift, 8).share == 1);
+  static_assert(calibration_scale(plain, CalibrationPattern::shift, 8).words == 1);
+  constexpr CostModel node{.t_s = 1, .t_w = 1, .half_duplex = true, .lanes = 2};
+  // shift: 8 ranks on 2 lanes, each sending and receiving.
+  static_assert(calibration_scale(node, CalibrationPattern::shift, 8).share == 4);
+  static_assert(calibration_scale(node, CalibrationPattern::shift, 8).words == 8);
+  // pairs: 6 of 7 ranks take part, one message each way per step.
+  static_assert(calibration_scale(node, CalibrationPattern::pairs, 7).share == 3);
+  static_assert(calibration_scale(node, CalibrationPattern::pairs, 7).words == 3);
+  // ping_pong: two ranks fit two lanes.
+  static_assert(calibration_scale(node, CalibrationPattern::ping_pong, 8).share == 1);
+  static_assert(calibration_scale(node, CalibrationPattern::ping_pong, 8).words == 1);
+  // With as many lanes as ranks, nothing is shared.
+  static_assert(calibration_scale(node, CalibrationPattern::shift, 2).share == 1);
 }

@@ -32,7 +32,7 @@ CostModel endpoint_cost_model(const E& ep)
 /// collective called without an algorithm picks the cheapest for the topology under the
 /// communicator's SelectionPolicy: the endpoint's own model when it suggests one
 /// (cost_model()), else default_cost_model, unless the constructor or set_cost_model()
-/// gives another (e.g. calibrate(ep).model). The sizes must agree: checked at compile
+/// gives another (e.g. calibrate(ep)). The sizes must agree: checked at compile
 /// time when both are static, else the constructor throws std::invalid_argument naming
 /// both sizes. The model must be the same on every rank (so every rank picks the same
 /// algorithm). Not thread-safe: one thread calls its collectives.

@@ -4,9 +4,16 @@
 // that short and long messages count alike (by relative error); t_r is the slope of the
 // executor's own local work (a local op combining w words, timed through execute(), as
 // estimate() charges t_r for local copies and for combining received words). Rank 0
-// then sends the parameters to every rank, so all return the same
-// model. t_h is left at 0: a transport has no notion of hops (take it from the network's
-// data sheet if you need it).
+// then sends the parameters to every rank, so all return the same model.
+//
+// The terms calibrate() does not measure come from the model the endpoint suggests
+// (cost_model(), else default_cost_model): t_h (a transport has no notion of hops; take it
+// from the network's data sheet if you need it), half_duplex, lanes, crossbar, and how a
+// step's start-up divides between t_s and t_sync. The fitted line is divided by what those
+// terms make of one message of the pattern (calibration_scale), so the model returned
+// prices the pattern it was measured on as measured: with half_duplex a shift's rank sends
+// and receives, so its word time counts twice; with fewer lanes than ranks taking part,
+// the ranks share them.
 //
 // Three exchange patterns (CalibrationOptions::pattern):
 //  - ping_pong: ranks 0 and 1 alone, half a round trip per message (the classic);
@@ -20,6 +27,7 @@
 
 #include <collectives/cost/model.hpp>
 #include <collectives/detail/require.hpp>
+#include <collectives/execution/communicator.hpp>
 #include <collectives/execution/executor.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
@@ -50,6 +58,27 @@ struct CalibrationOptions {
   Routing routing = Routing::cut_through; ///< copied into the model
   Ports ports = Ports::one;               ///< copied into the model
 };
+
+/// What the model makes of one message of a calibration pattern: it takes
+/// `share` x (t_s + t_sync) + `words` x t_w x w for w words. `share` is the lanes' share
+/// (the ranks taking part over the lanes they time-share, at least 1); `words` is `share`,
+/// doubled when a rank sends and receives in the step under half_duplex (shift).
+struct CalibrationScale {
+  double share = 1;
+  double words = 1;
+};
+
+/// The scale of `pattern` on p ranks under `model`'s half_duplex and lanes (see above).
+constexpr CalibrationScale calibration_scale(const CostModel& model, CalibrationPattern pattern, std::size_t p)
+{
+  const std::size_t taking_part = pattern == CalibrationPattern::shift   ? p
+                                  : pattern == CalibrationPattern::pairs ? p - p % 2
+                                                                         : std::min<std::size_t>(p, 2);
+  const bool shared = model.lanes != 0 && model.lanes < p && taking_part > model.lanes;
+  const double share = shared ? static_cast<double>(taking_part) / static_cast<double>(model.lanes) : 1;
+  const bool both_ways = model.half_duplex && pattern == CalibrationPattern::shift;
+  return {share, both_ways ? 2 * share : share};
+}
 
 /// One measured point: a message of `words` words took `seconds` (median).
 struct CalibrationPoint {
@@ -150,12 +179,15 @@ void calibration_agree(E& ep, std::array<double, N>& values)
 
 } // namespace detail
 
-/// Measures t_s, t_w and t_r on endpoint `ep` as described at the top of this header.
+/// Measures t_s, t_w and t_r on endpoint `ep` as described at the top of this header; the
+/// other terms are the endpoint's suggested model's, and t_sync is measured with t_s (the
+/// start-up a step costs is divided between them as in the suggested model).
 /// Requirements: 1 <= options.min_words <= max_words, samples >= 1, word_bytes >= 1,
 /// min_sample_seconds >= 0 (std::invalid_argument otherwise, on every rank). With one rank
-/// there is no partner: t_s = t_w = 0. Takes about 2 x samples x sizes x
+/// there is no partner: t_s = t_w = t_sync = 0. Takes about 2 x samples x sizes x
 /// min_sample_seconds. collective: every rank must call it with the same options; all
-/// return the same model.
+/// return the same model (the suggested model must be the same on every rank, as a
+/// Communicator requires anyway).
 template <endpoint E>
 Calibration calibrate_detailed(E& ep, const CalibrationOptions& options = {})
 {
@@ -165,6 +197,8 @@ Calibration calibrate_detailed(E& ep, const CalibrationOptions& options = {})
                   "min_sample_seconds >= 0");
   const std::size_t me = ep.rank();
   const std::size_t p = ep.size();
+  const CostModel base = detail::endpoint_cost_model(ep);
+  std::array<double, 5> params{}; // t_s, t_w, t_sync, t_r, worst fit error: rank 0's, then everyone's
   Calibration out;
   std::vector<std::size_t> sizes;
   for (std::size_t w = options.min_words;; w *= 4) {
@@ -250,16 +284,26 @@ Calibration calibrate_detailed(E& ep, const CalibrationOptions& options = {})
       static_cast<void>(sink);
       out.copies.push_back({static_cast<double>(n_doubles) / doubles_per_word, detail::median(times)});
     }
-    const auto [ts, tw] = detail::fit_relative(out.messages);
+    const auto [a, b] = detail::fit_relative(out.messages);
     const auto copy = detail::fit_relative(out.copies);
-    out.model = CostModel{ts, tw, 0, copy[1], options.routing, options.ports};
+    // The fitted line a + b w is share (t_s + t_sync) + words t_w w (calibration_scale).
+    const CalibrationScale scale = calibration_scale(base, options.pattern, p);
+    const double start = a / scale.share;
+    const double suggested_start = base.t_s + base.t_sync;
+    const double ts = suggested_start > 0 ? start * (base.t_s / suggested_start) : start;
+    params = {ts, b / scale.words, ts < start ? start - ts : 0, copy[1], 0};
     for (const auto& x : out.messages)
       if (x.seconds > 0)
-        out.worst_fit_error = std::max(out.worst_fit_error, std::abs(ts + tw * x.words - x.seconds) / x.seconds);
+        params[4] = std::max(params[4], std::abs(a + b * x.words - x.seconds) / x.seconds);
   }
-  std::array<double, 5> params{out.model.t_s, out.model.t_w, out.model.t_h, out.model.t_r, out.worst_fit_error};
   detail::calibration_agree(ep, params);
-  out.model = CostModel{params[0], params[1], params[2], params[3], options.routing, options.ports};
+  out.model = base;
+  out.model.t_s = params[0];
+  out.model.t_w = params[1];
+  out.model.t_sync = params[2];
+  out.model.t_r = params[3];
+  out.model.routing = options.routing;
+  out.model.ports = options.ports;
   out.worst_fit_error = params[4];
   return out;
 }
