@@ -46,6 +46,7 @@ struct Settings {
   std::size_t lanes = 0;
   double t_sync = 0;
   bool crossbar = false;
+  double t_fresh = 0;
   double m = 1024;
   std::size_t root = 0;
   long q = 1;
@@ -113,6 +114,7 @@ void run(const T& topo, const std::string& label, const CostModel& model, const 
   if (model.lanes != 0) std::printf(", %zu lanes", model.lanes);
   if (model.t_sync != 0) std::printf(", t_sync = %g", model.t_sync);
   if (model.crossbar) std::printf(", crossbar");
+  if (model.t_fresh != 0) std::printf(", t_fresh = %g", model.t_fresh);
   std::printf("\n");
   std::printf("  (* = selected; xN = predicted time / lower bound; root %zu, shift q = %ld, %s operator)\n", s.root, s.q,
               s.non_commutative ? "non-commutative" : "commutative");
@@ -181,6 +183,7 @@ int main(int argc, char** argv)
   app.add_option("--lanes", s.lanes, "ranks that run at once, e.g. cores (0: every rank has its own)");
   app.add_option("--tsync", s.t_sync, "time per step for each rank with a message: its wait for its partners (s)");
   app.add_flag("--crossbar", s.crossbar, "every message one hop on a path of its own (shared memory)");
+  app.add_option("--tfresh", s.t_fresh, "time per word added for a message sent from data written during the collective (s)");
   app.add_option("--m", s.m, "message size in words (per block for alltoall, allgather, reduce_scatter, scatter, gather)");
   app.add_option("--root", s.root, "root of broadcast, reduce, scatter, gather");
   app.add_option("--q", s.q, "shift distance");
@@ -195,7 +198,7 @@ int main(int argc, char** argv)
 
   try {
     const CostModel model = CostModel{s.t_s, s.t_w, s.t_h, s.t_r, s.routing == "sf" ? Routing::store_and_forward : Routing::cut_through,
-                                      s.ports == "all" ? Ports::all : Ports::one, s.half_duplex, s.lanes, s.t_sync, s.crossbar}
+                                      s.ports == "all" ? Ports::all : Ports::one, s.half_duplex, s.lanes, s.t_sync, s.crossbar, s.t_fresh}
                               .validated();
     detail::require(s.m >= 0 && s.m <= max_block_words, "collectives-cost: --m must be in [0, 1e15]");
     detail::require(s.m_min > 0 && s.m_min < s.m_max && s.m_max <= max_block_words,

@@ -244,6 +244,36 @@ TEST_CASE("trace: the executor's hooks are recorded and forwarded", "[tools][tra
   CHECK(slices == std::map<std::string, int>{{"post", 2}, {"wait", 2}, {"combine", 2}});
 }
 
+template <class E>
+concept suggests_model = requires(const E& e) { e.cost_model(); };
+
+TEST_CASE("trace: the inner endpoint's model and call numbers are passed on", "[tools][trace]")
+{
+  static_assert(!suggests_model<TracingEndpoint<PlainEndpoint>>);
+  static_assert(suggests_model<TracingEndpoint<threads::Endpoint>>);
+  Trace trace(2, "model");
+  CostModel seen[2]{};
+  std::uint64_t calls[2][2]{};
+  threads::Team team{2};
+  team.run([&](threads::Endpoint& ep) {
+    const std::size_t r = ep.rank();
+    TracingEndpoint traced(ep, trace);
+    seen[r] = traced.cost_model();
+    calls[r][0] = traced.begin_call();
+    calls[r][1] = ep.begin_call(); // one count: the inner endpoint's
+  });
+  for (const CostModel& m : seen) {
+    // A Communicator over the traced endpoint picks with the team's model, not the default.
+    CHECK(m.t_s == team.cost_model().t_s);
+    CHECK(m.half_duplex == team.cost_model().half_duplex);
+    CHECK(m.crossbar == team.cost_model().crossbar);
+    CHECK(m.t_fresh == team.cost_model().t_fresh);
+  }
+  CHECK(calls[0][0] == 1);
+  CHECK(calls[0][1] == 2);
+  CHECK(calls[1][1] == 2);
+}
+
 TEST_CASE("trace: per-process traces gather to rank 0; disabled endpoints record nothing", "[tools][trace]")
 {
   const std::size_t p = 3;

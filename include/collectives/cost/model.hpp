@@ -2,10 +2,11 @@
 // The cost model of the seeds (Hockney): a message of m words costs t_s + t_w m, plus t_h
 // per hop under cut-through routing; store-and-forward pays the whole message on every
 // hop. t_r prices a word of local rearrangement (zero by default, as in the seeds).
-// Four terms beyond the seeds describe one node's shared memory, where the CPUs copy every
+// Five terms beyond the seeds describe one node's shared memory, where the CPUs copy every
 // message: half_duplex (a rank's sends and receives do not overlap), lanes (ranks
-// time-share that many cores), t_sync (a step's wait for partners that share the cores)
-// and crossbar (no links to share). All are off by default, which is the seeds' model.
+// time-share that many cores), t_sync (a step's wait for partners that share the cores),
+// crossbar (no links to share) and t_fresh (words the sender wrote during the collective
+// cross from its cache). All are off by default, which is the seeds' model.
 
 #include <collectives/detail/require.hpp>
 
@@ -51,6 +52,13 @@ struct CostModel {
   /// shared memory, a crossbar): one hop, and no link shared with another message, whatever
   /// the topology's routes. A rank's ports still serialise its own messages (Ports::one).
   bool crossbar = false;
+  /// Time per word added to t_w for a message sent from the output or scratch: data the
+  /// sender wrote during the collective. Where the receiver copies straight from the
+  /// sender's memory (a single-copy shared-memory transport), those words are modified
+  /// lines in the sender's cache and cross cores one by one, while a message sent from the
+  /// input reads lines both caches may share. Forwarding algorithms (a ring all-reduce's
+  /// all-gather half) pay it; exchanges of the inputs (recursive doubling at p = 2) do not.
+  double t_fresh = 0;
 
   /// Throws std::invalid_argument for a negative or non-finite parameter (a compile
   /// error in constant evaluation).
@@ -61,6 +69,7 @@ struct CostModel {
     check(t_h, "collectives::CostModel: t_h must be finite and non-negative");
     check(t_r, "collectives::CostModel: t_r must be finite and non-negative");
     check(t_sync, "collectives::CostModel: t_sync must be finite and non-negative");
+    check(t_fresh, "collectives::CostModel: t_fresh must be finite and non-negative");
     return *this;
   }
 

@@ -16,7 +16,9 @@
 //    and receives add up (their start-ups still overlap); with lanes < p, a step takes at
 //    least the sum of every rank's step time divided by lanes (ranks time-sharing cores);
 //    a rank with any message in a step adds t_sync (its wait for its partners); under
-//    crossbar every message takes one hop and no two share a link.
+//    crossbar every message takes one hop and no two share a link; a message sent from
+//    the output or scratch adds t_fresh per word (the lower bounds select() sums leave it
+//    out: a bound without it is still a bound).
 // A rank's messages are summed as integers (messages, hops, words x load), so its time
 // does not depend on the order they come in (step_cost.hpp has the arithmetic).
 // The seeds' closed forms (closed_forms.hpp) are tests of it.
@@ -66,7 +68,11 @@ template <class Topo>
 struct WalkVisitor {
   MessageStep<Topo>* step;
   std::size_t rank;
-  constexpr void send(const SendOp& op) { step->message(op.peer, op.blocks.count); }
+  bool step_fresh = false; // the model has t_fresh: mark messages not sent from the input
+  constexpr void send(const SendOp& op)
+  {
+    step->message(op.peer, op.blocks.count, step_fresh && op.blocks.buffer != Buffer::input);
+  }
   constexpr void recv(const RecvOp& op)
   {
     if (op.combine != Combine::copy) step->local(rank, op.blocks.count);
@@ -90,7 +96,7 @@ constexpr StepTally walk_step(const S& s, std::size_t k, MessageStep<T>& step)
   step.begin();
   for (std::size_t r = 0; r < s.size(); ++r) {
     step.source(r);
-    WalkVisitor<T> v{&step, r};
+    WalkVisitor<T> v{&step, r, step.prices_fresh()};
     s.visit(r, k, v);
   }
   return step.finish();

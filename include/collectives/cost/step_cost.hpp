@@ -18,7 +18,8 @@
 //    its send and receive start-ups (t_s and t_h terms) plus the word times of both; with
 //    lanes < p, the step takes at least the sum of its ranks' times divided by lanes; a
 //    rank with a message to send or receive adds t_sync once; under crossbar every message
-//    takes one hop and shares no link.
+//    takes one hop and shares no link; a message sent from the output or scratch adds
+//    t_fresh m per word unit (at both ends, as its t_w term).
 
 #include <collectives/cost/model.hpp>
 #include <collectives/cost/routes.hpp>
@@ -38,11 +39,21 @@ constexpr std::size_t message_units(Routing routing, std::size_t blocks, std::si
   return routing == Routing::store_and_forward ? blocks * worst * hops : blocks * worst;
 }
 
-/// n messages with hops and word units summed: n t_s + t_h hops + t_w m units.
-constexpr double sum_time(const CostModel& model, double m, std::size_t n, std::size_t hops, std::size_t units)
+/// The word time of `units` word units of which `fresh` were written by their sender
+/// during the collective: t_w m units + t_fresh m fresh.
+constexpr double words_time(const CostModel& model, double m, std::size_t units, std::size_t fresh)
+{
+  const double t = model.t_w * (m * static_cast<double>(units));
+  return fresh == 0 ? t : t + model.t_fresh * (m * static_cast<double>(fresh));
+}
+
+/// n messages with hops and word units summed: n t_s + t_h hops + t_w m units (+ t_fresh m
+/// fresh).
+constexpr double sum_time(const CostModel& model, double m, std::size_t n, std::size_t hops, std::size_t units,
+                          std::size_t fresh = 0)
 {
   return static_cast<double>(n) * model.t_s + model.t_h * static_cast<double>(hops) +
-         model.t_w * (m * static_cast<double>(units));
+         words_time(model, m, units, fresh);
 }
 
 /// What a rank's sends (or receives) of one step amount to: one-port the sums, all-port
@@ -51,30 +62,33 @@ struct PortBusy {
   std::size_t n = 0;
   std::size_t hops = 0;
   std::size_t units = 0;
+  std::size_t fresh = 0; // units of messages sent from the output or scratch (t_fresh)
   double most = 0;
   double most_words = 0; // all-port: the slowest message's word time (half_duplex)
 
-  constexpr void add(const CostModel& model, double m, std::size_t units_of_msg, std::size_t hops_of_msg)
+  constexpr void add(const CostModel& model, double m, std::size_t units_of_msg, std::size_t hops_of_msg,
+                     std::size_t fresh_of_msg = 0)
   {
     if (hops_of_msg == 0) return;
     ++n; // (all-port: only whether there is one, for t_sync)
     if (model.ports == Ports::one) {
       hops += hops_of_msg;
       units += units_of_msg;
+      fresh += fresh_of_msg;
     } else {
-      most = std::max(most, sum_time(model, m, 1, hops_of_msg, units_of_msg));
-      if (model.half_duplex) most_words = std::max(most_words, model.t_w * (m * static_cast<double>(units_of_msg)));
+      most = std::max(most, sum_time(model, m, 1, hops_of_msg, units_of_msg, fresh_of_msg));
+      if (model.half_duplex) most_words = std::max(most_words, words_time(model, m, units_of_msg, fresh_of_msg));
     }
   }
   constexpr double time(const CostModel& model, double m) const
   {
-    if (model.ports == Ports::one) return n == 0 ? 0.0 : sum_time(model, m, n, hops, units);
+    if (model.ports == Ports::one) return n == 0 ? 0.0 : sum_time(model, m, n, hops, units, fresh);
     return most;
   }
   /// The part of time() that is word time (the rest overlaps under half_duplex).
   constexpr double word_time(const CostModel& model, double m) const
   {
-    if (model.ports == Ports::one) return model.t_w * (m * static_cast<double>(units));
+    if (model.ports == Ports::one) return words_time(model, m, units, fresh);
     return most_words;
   }
 };
@@ -122,6 +136,7 @@ struct CostMessage {
   std::size_t blocks = 0;
   std::size_t hops = 0;
   std::size_t seq = 0; // the number of its source among the step's sources, in order
+  bool fresh = false;   // sent from the output or scratch (t_fresh)
 };
 
 /// A step given message by message: every source once (source(r), then its messages),
@@ -134,6 +149,10 @@ public:
     : model_(model), m_(m), p_(topo.size()), load_(topo, model.ports == Ports::one)
   {
   }
+
+  /// Whether the model prices messages sent from written data (t_fresh): the visitor
+  /// then tells message() which are.
+  constexpr bool prices_fresh() const { return model_.t_fresh != 0; }
 
   /// Starts a step.
   constexpr void begin()
@@ -160,11 +179,12 @@ public:
     seq_ = next_seq_++;
     touch(r);
   }
-  /// A message of `blocks` blocks from the current source to rank `to`.
-  constexpr void message(std::size_t to, std::size_t blocks)
+  /// A message of `blocks` blocks from the current source to rank `to`; `fresh`: sent
+  /// from data the source wrote during the collective (t_fresh).
+  constexpr void message(std::size_t to, std::size_t blocks, bool fresh = false)
   {
     expect(to < p_, "collectives::estimate: a schedule sends to a rank out of range");
-    messages_.push_back({from_, to, blocks, 0, seq_});
+    messages_.push_back({from_, to, blocks, 0, seq_, fresh});
     touch(to);
   }
   /// `blocks` blocks of local work (locals and combining receives) on rank r.
@@ -198,8 +218,9 @@ public:
       const CostMessage& msg = messages_[i];
       const std::size_t worst = contended ? load_.worst(i, msg.from, msg.to) : 1;
       const std::size_t units = message_units(model_.routing, msg.blocks, worst, msg.hops);
-      send_[msg.from].add(model_, m_, units, msg.hops);
-      recv_[msg.to].add(model_, m_, units, msg.hops);
+      const std::size_t fresh = msg.fresh ? units : 0;
+      send_[msg.from].add(model_, m_, units, msg.hops, fresh);
+      recv_[msg.to].add(model_, m_, units, msg.hops, fresh);
       tally.blocks += msg.blocks;
     }
     tally.messages = messages_.size();

@@ -245,8 +245,10 @@ public:
   constexpr bool step(const S& s, std::size_t k, StepTally& out)
   {
     // The terms beyond the seeds (half_duplex; lanes, whose step time sums every rank's;
-    // t_sync; crossbar) are not worked out by class: such models are walked rank by rank.
-    if (model_.half_duplex || (model_.lanes != 0 && model_.lanes < p_) || model_.t_sync != 0 || model_.crossbar)
+    // t_sync; crossbar; t_fresh) are not worked out by class: such models are walked rank
+    // by rank.
+    if (model_.half_duplex || (model_.lanes != 0 && model_.lanes < p_) || model_.t_sync != 0 || model_.crossbar ||
+        model_.t_fresh != 0)
       return false;
     RepStep& st = reps_[cur_];
     st.sym = s.symmetry(k);

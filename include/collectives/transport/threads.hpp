@@ -180,14 +180,21 @@ public:
   /// any other directly: crossbar), and, with more ranks than cores, ranks time-sharing
   /// the cores (lanes) and a wait per step that grows with the ranks per core (t_sync):
   /// every step then waits for its partners to be scheduled, so algorithms with fewer
-  /// steps win (measured with benchmarks/bench_collectives and mpi_collectives).
+  /// steps win (measured with benchmarks/bench_collectives and mpi_collectives). With a
+  /// core per rank, a receiver copies a word its sender wrote during the collective from
+  /// the other core's cache, at twice a word's time (t_fresh = t_w; bench_collectives,
+  /// p = 2: the ring all-reduce, whose all-gather half forwards what was just combined,
+  /// 1.25-2.6x recursive doubling's time, which reads only inputs, from 32 KiB to 1 MiB);
+  /// with more ranks than cores the writer has often left the core, and the picks measured
+  /// there were made without it.
   /// Depends only on p and the machine, so every rank computes the same.
   CostModel cost_model() const noexcept
   {
     const double per_core = static_cast<double>(p_) / static_cast<double>(cores_);
     return CostModel{.t_s = 0.5e-6, .t_w = 0.5e-9, .t_h = 0, .t_r = 0.25e-9, .half_duplex = true,
                      .lanes = oversubscribed_ ? std::size_t{cores_} : 0,
-                     .t_sync = oversubscribed_ ? 1.5e-6 * per_core - 0.5e-6 : 0, .crossbar = true};
+                     .t_sync = oversubscribed_ ? 1.5e-6 * per_core - 0.5e-6 : 0, .crossbar = true,
+                     .t_fresh = oversubscribed_ ? 0 : 0.5e-9};
   }
   /// Messages of at most this many bytes go eager.
   std::size_t eager_bytes() const noexcept { return eager_; }

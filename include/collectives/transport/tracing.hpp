@@ -174,6 +174,18 @@ public:
   E& inner() const { return *inner_; }
   void set_enabled(bool on) { enabled_ = on; }
   bool enabled() const { return enabled_; }
+  /// The inner endpoint's call numbering and suggested model, passed on: tracing changes
+  /// neither the checks nor the algorithms a Communicator picks.
+  std::uint64_t begin_call()
+    requires requires(E& e) { e.begin_call(); }
+  {
+    return inner_->begin_call();
+  }
+  decltype(auto) cost_model() const
+    requires requires(const E& e) { e.cost_model(); }
+  {
+    return inner_->cost_model();
+  }
 
   /// The step's messages; recorded as a wait slice stepped by this endpoint's own count.
   void exchange(std::span<const SendRequest> sends, std::span<const RecvRequest> recvs)
