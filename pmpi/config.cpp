@@ -47,8 +47,8 @@ bool parse_size(std::string_view text, std::size_t& out)
   return !t.empty() && ec == std::errc{} && end == t.data() + t.size();
 }
 
-// "t_s,t_w[,t_h[,t_r[,t_sync,lanes,half_duplex,crossbar]]]" (the numbers a model file
-// resolves to, too; the last two 0 or 1).
+// "t_s,t_w[,t_h[,t_r[,t_sync,lanes,half_duplex,crossbar,t_fresh]]]" (the numbers a model
+// file resolves to, too; half_duplex and crossbar 0 or 1).
 bool parse_model_numbers(std::string_view text, CostModel& model)
 {
   std::vector<double> v;
@@ -62,25 +62,26 @@ bool parse_model_numbers(std::string_view text, CostModel& model)
     if (comma == std::string_view::npos) break;
     at = comma + 1;
   }
-  if (v.size() < 2 || v.size() == 5 || v.size() == 6 || v.size() == 7 || v.size() > 8) return false;
+  if (v.size() < 2 || (v.size() > 4 && v.size() != 9)) return false;
   const auto flag = [](double x) { return x == 0 || x == 1; };
-  if (v.size() == 8 && (v[5] != std::floor(v[5]) || v[5] > 1e9 || !flag(v[6]) || !flag(v[7]))) return false;
+  if (v.size() == 9 && (v[5] != std::floor(v[5]) || v[5] > 1e9 || !flag(v[6]) || !flag(v[7]))) return false;
   model.t_s = v[0];
   model.t_w = v[1];
   if (v.size() > 2) model.t_h = v[2];
   if (v.size() > 3) model.t_r = v[3];
-  if (v.size() == 8) {
+  if (v.size() == 9) {
     model.t_sync = v[4];
     model.lanes = static_cast<std::size_t>(v[5]);
     model.half_duplex = v[6] == 1;
     model.crossbar = v[7] == 1;
+    model.t_fresh = v[8];
   }
   return true;
 }
 
 // A model file: lines "key value" or "key = value" for t_s, t_w, t_h, t_r, t_sync, lanes,
-// half_duplex, crossbar (0 or 1), word_bytes; '#' starts a comment. Returns
-// "t_s,t_w,t_h,t_r,t_sync,lanes,half_duplex,crossbar;word_bytes" or throws.
+// half_duplex, crossbar (0 or 1), t_fresh, word_bytes; '#' starts a comment. Returns
+// "t_s,t_w,t_h,t_r,t_sync,lanes,half_duplex,crossbar,t_fresh;word_bytes" or throws.
 std::string read_model_file(const std::string& path)
 {
   std::ifstream in(path);
@@ -123,13 +124,15 @@ std::string read_model_file(const std::string& path)
     else if (key == "t_h") m.t_h = x;
     else if (key == "t_r") m.t_r = x;
     else if (key == "t_sync") m.t_sync = x;
+    else if (key == "t_fresh") m.t_fresh = x;
     else
       throw std::invalid_argument(path + ":" + std::to_string(n) + ": unknown key " + key +
-                                  " (valid: t_s, t_w, t_h, t_r, t_sync, lanes, half_duplex, crossbar, word_bytes)");
+                                  " (valid: t_s, t_w, t_h, t_r, t_sync, lanes, half_duplex, crossbar, t_fresh, "
+                                  "word_bytes)");
   }
   char buf[300];
-  std::snprintf(buf, sizeof buf, "%.17g,%.17g,%.17g,%.17g,%.17g,%zu,%d,%d;%zu", m.t_s, m.t_w, m.t_h, m.t_r, m.t_sync,
-                m.lanes, m.half_duplex ? 1 : 0, m.crossbar ? 1 : 0, word_bytes);
+  std::snprintf(buf, sizeof buf, "%.17g,%.17g,%.17g,%.17g,%.17g,%zu,%d,%d,%.17g;%zu", m.t_s, m.t_w, m.t_h, m.t_r,
+                m.t_sync, m.lanes, m.half_duplex ? 1 : 0, m.crossbar ? 1 : 0, m.t_fresh, word_bytes);
   return buf;
 }
 
@@ -251,11 +254,12 @@ std::string model_file_text(const CostModel& model, std::size_t word_bytes)
                 "# collectives cost model: seconds per message (t_s), per word (t_w), per hop (t_h),\n"
                 "# per word of local work (t_r); a word is word_bytes bytes. One node's terms\n"
                 "# (collectives/cost/model.hpp): seconds per step waiting for partners (t_sync),\n"
-                "# cores the ranks share (lanes, 0: a core each), half_duplex and crossbar (0 or 1)\n"
+                "# cores the ranks share (lanes, 0: a core each), half_duplex and crossbar (0 or 1),\n"
+                "# seconds per word added for data written during the collective (t_fresh)\n"
                 "t_s %.17g\nt_w %.17g\nt_h %.17g\nt_r %.17g\nt_sync %.17g\nlanes %zu\nhalf_duplex %d\n"
-                "crossbar %d\nword_bytes %zu\n",
+                "crossbar %d\nt_fresh %.17g\nword_bytes %zu\n",
                 model.t_s, model.t_w, model.t_h, model.t_r, model.t_sync, model.lanes, model.half_duplex ? 1 : 0,
-                model.crossbar ? 1 : 0, word_bytes);
+                model.crossbar ? 1 : 0, model.t_fresh, word_bytes);
   return buf;
 }
 

@@ -60,7 +60,8 @@ std::string model_text(const CostModel& m)
   if (m.t_sync != 0) n += std::snprintf(buf + n, sizeof buf - n, ", t_sync=%g s/step", m.t_sync);
   if (m.lanes != 0) n += std::snprintf(buf + n, sizeof buf - n, ", lanes=%zu", m.lanes);
   if (m.half_duplex) n += std::snprintf(buf + n, sizeof buf - n, ", half_duplex");
-  if (m.crossbar) std::snprintf(buf + n, sizeof buf - n, ", crossbar");
+  if (m.crossbar) n += std::snprintf(buf + n, sizeof buf - n, ", crossbar");
+  if (m.t_fresh != 0) std::snprintf(buf + n, sizeof buf - n, ", t_fresh=%g s/word", m.t_fresh);
   return buf;
 }
 

@@ -301,7 +301,7 @@ TEST_CASE("pmpi: a model file is read on the rank that has it", "[pmpi][config]"
 
   // One node's terms survive the round trip (a calibrated model keeps the endpoint's).
   const CostModel node{.t_s = 1e-6, .t_w = 2e-10, .t_h = 3e-8, .t_r = 4e-11, .half_duplex = true, .lanes = 2,
-                       .t_sync = 3e-6, .crossbar = true};
+                       .t_sync = 3e-6, .crossbar = true, .t_fresh = 5e-10};
   {
     std::ofstream out(path);
     out << pmpi::model_file_text(node, 4);
@@ -315,9 +315,10 @@ TEST_CASE("pmpi: a model file is read on the rank that has it", "[pmpi][config]"
   CHECK(n.model.lanes == 2);
   CHECK(n.model.half_duplex);
   CHECK(n.model.crossbar);
+  CHECK(n.model.t_fresh == node.t_fresh);
   CHECK(n.word_bytes == 4);
   // Bad values name the line and the key.
-  for (const char* bad : {"crossbar 2", "half_duplex yes", "lanes -1", "lanes 1.5", "t_sync -1e-6"}) {
+  for (const char* bad : {"crossbar 2", "half_duplex yes", "lanes -1", "lanes 1.5", "t_sync -1e-6", "t_fresh inf"}) {
     {
       std::ofstream out(path);
       out << "t_s 1e-6\n" << bad << "\n";
@@ -328,10 +329,13 @@ TEST_CASE("pmpi: a model file is read on the rank that has it", "[pmpi][config]"
     CHECK(e.find(std::string(bad).substr(0, std::string(bad).find(' '))) != std::string::npos);
   }
   std::remove(path.c_str());
-  // The numbers' form: 2, 3, 4 or 8 of them.
-  CHECK(pmpi::parse_config("COLLECTIVES_MODEL=1e-6,1e-9,0,0,2e-6,2,1,1\n").model.lanes == 2);
+  // The numbers' form: 2, 3, 4 or 9 of them.
+  const CostModel nine = pmpi::parse_config("COLLECTIVES_MODEL=1e-6,1e-9,0,0,2e-6,2,1,1,3e-10\n").model;
+  CHECK(nine.lanes == 2);
+  CHECK(nine.t_fresh == 3e-10);
   CHECK(error_of("COLLECTIVES_MODEL=1e-6,1e-9,0,0,2e-6\n") != "");
-  CHECK(error_of("COLLECTIVES_MODEL=1e-6,1e-9,0,0,2e-6,2,1,3\n") != "");
+  CHECK(error_of("COLLECTIVES_MODEL=1e-6,1e-9,0,0,2e-6,2,1,1\n") != "");
+  CHECK(error_of("COLLECTIVES_MODEL=1e-6,1e-9,0,0,2e-6,2,1,3,0\n") != "");
 }
 
 // The adapter --------------------------------------------------------------------------
