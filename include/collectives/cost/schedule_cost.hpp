@@ -317,6 +317,16 @@ constexpr std::optional<CostReport> estimate_unless_beyond(const S& s, const T& 
   const auto beyond = [&](double t) { return equal_passes ? t > limit : t >= limit; };
   const auto bound_beyond = [&](double t) { return beyond(t) || (!equal_passes && t >= limit - 1e-12 * limit); };
   detail::check_estimate_args(s, topo, model, m);
+  // A schedule that promises a message of b blocks in every step: no step is cheaper than
+  // that message alone (one hop, no load, its rank's wait), whatever the model.
+  if constexpr (requires { { s.blocks_every_step() } -> std::convertible_to<std::size_t>; }) {
+    if (const std::size_t b = s.blocks_every_step(); b > 0) {
+      const double units = static_cast<double>(b) * m;
+      const double one = model.t_s + model.t_h + model.t_w * units + model.t_sync;
+      // (Scaled down a hair: steps x one may round above the sum of the steps' times.)
+      if (bound_beyond(static_cast<double>(s.num_steps()) * one * (1 - 1e-12))) return std::nullopt;
+    }
+  }
   detail::MessageStep<T> step(topo, model, m);
   detail::ReportSum sum;
   // (Rounding is monotone: a partial sum of times, or of lower bounds of them, is no more

@@ -19,6 +19,10 @@
 //   s.busiest_rank(k)   for a step that states no symmetry: a rank that takes longest in
 //                       it (a linear scatter's root), which a lower bound of the step then
 //                       visits: compile-time select() passes over a candidate so bounded.
+//   s.blocks_every_step()  b > 0 when in every step some rank sends a message of at least
+//                       b blocks to another rank (0: no such promise). Then no step costs
+//                       less than one such message, and select() passes over a candidate
+//                       of many steps (a ring pipeline) without visiting any.
 //
 // The executor, the verifier, the cost estimate and the recording tests all read this.
 

@@ -20,6 +20,8 @@ public:
   constexpr std::size_t size() const { return p_; }
   constexpr std::size_t num_steps() const { return p_ > 1 ? p_ - 1 : 1; }
   constexpr std::size_t scratch_blocks() const { return 2; }
+  /// In every step the root receives one block (schedule.hpp).
+  constexpr std::size_t blocks_every_step() const { return p_ > 1 ? 1 : 0; }
   constexpr GatherOp operation() const { return {p_, root_}; }
   /// The scatter's symmetry backwards: the root receives, the e - 1 ranks above it
   /// receive and pass on, rank root + e sends (e = p - 1 - step).

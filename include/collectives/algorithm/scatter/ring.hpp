@@ -20,6 +20,8 @@ public:
   constexpr std::size_t size() const { return p_; }
   constexpr std::size_t num_steps() const { return p_ > 1 ? p_ - 1 : 1; }
   constexpr std::size_t scratch_blocks() const { return 2; }
+  /// In every step the root sends one block (schedule.hpp).
+  constexpr std::size_t blocks_every_step() const { return p_ > 1 ? 1 : 0; }
   constexpr ScatterOp operation() const { return {p_, root_}; }
   /// Step e - 1: the root sends, the next e - 1 ranks receive and pass on, rank root + e
   /// receives; each run does its first rank's step translated (rank + r).
