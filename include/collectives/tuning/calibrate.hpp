@@ -8,8 +8,9 @@
 //
 // The terms calibrate() does not measure come from the model the endpoint suggests
 // (cost_model(), else default_cost_model): t_h (a transport has no notion of hops; take it
-// from the network's data sheet if you need it), half_duplex, lanes, crossbar, and how a
-// step's start-up divides between t_s and t_sync. The fitted line is divided by what those
+// from the network's data sheet if you need it), half_duplex, lanes, crossbar, t_fresh
+// (the pattern sends no data written during a collective), and how a step's start-up
+// divides between t_s and t_sync. The fitted line is divided by what those
 // terms make of one message of the pattern (calibration_scale), so the model returned
 // prices the pattern it was measured on as measured: with half_duplex a shift's rank sends
 // and receives, so its word time counts twice; with fewer lanes than ranks taking part,
