@@ -21,8 +21,8 @@
 
 #include <algorithm>
 #include <array>
+#include <compare>
 #include <cstddef>
-#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -295,8 +295,7 @@ public:
     if (distinct_) sorted_.erase(std::unique(sorted_.begin(), sorted_.end()), sorted_.end());
     // Runs of one link in sorted_: the most messages on a link.
     for (std::size_t i = 0, run = 0; i < sorted_.size(); ++i) {
-      const bool same = i > 0 && std::get<0>(sorted_[i]) == std::get<0>(sorted_[i - 1]) &&
-                        std::get<1>(sorted_[i]) == std::get<1>(sorted_[i - 1]);
+      const bool same = i > 0 && sorted_[i].from == sorted_[i - 1].from && sorted_[i].to == sorted_[i - 1].to;
       run = same ? run + 1 : 1;
       most_ = std::max(most_, run);
     }
@@ -307,19 +306,26 @@ public:
     std::size_t w = 1;
     for (std::size_t i = route_at_[msg]; i < route_at_[msg + 1]; ++i) {
       const auto& l = route_links_[i];
-      const auto lo = std::lower_bound(sorted_.begin(), sorted_.end(), std::tuple{std::get<0>(l), std::get<1>(l), std::size_t{0}});
-      const auto hi = std::lower_bound(sorted_.begin(), sorted_.end(), std::tuple{std::get<0>(l), std::get<1>(l) + 1, std::size_t{0}});
+      const auto lo = std::lower_bound(sorted_.begin(), sorted_.end(), Entry{l.from, l.to, 0});
+      const auto hi = std::lower_bound(sorted_.begin(), sorted_.end(), Entry{l.from, l.to + 1, 0});
       w = std::max(w, static_cast<std::size_t>(hi - lo));
     }
     return w;
   }
 
 private:
+  // One link of one message's route. A member of the template, so that the sorting below
+  // is compiled only for a topology that uses it (a non-dependent element type had every
+  // translation unit that includes this header compile std::sort over it).
+  struct Entry {
+    std::size_t from, to, source;
+    constexpr auto operator<=>(const Entry&) const = default;
+  };
   RouteWalker<Topo> walker_;
   bool distinct_;
   std::size_t most_ = 0;
   std::vector<std::size_t> route_at_; // per message: its first entry in route_links_
-  std::vector<std::tuple<std::size_t, std::size_t, std::size_t>> route_links_, sorted_;
+  std::vector<Entry> route_links_, sorted_;
 };
 
 template <class Topo>

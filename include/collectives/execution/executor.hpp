@@ -4,7 +4,7 @@
 // memory), posts the step's messages together, combines what needs combining and runs
 // the step's local ops.
 //
-// Its core moves bytes and is compiled once for every endpoint (run_schedule_core, in
+// Its core moves bytes and is compiled once for every endpoint (run_steps, in
 // impl/executor.ipp): the schedule is reached through a function pointer (ScheduleRef),
 // the endpoint through function pointers (EndpointRef), and the element type and operator
 // only through a Reducer, whose typed combine kernel is the one piece compiled per T and Op.
@@ -215,9 +215,19 @@ EndpointRef endpoint_ref(E& ep)
   return r;
 }
 
-/// The executor core: run_schedule for any endpoint (defined in execution/impl/executor.ipp).
-COLLECTIVES_DECL void run_schedule_core(const ScheduleRef& s, const EndpointRef& ep, std::array<ByteBuffer, 3> bufs,
-                                        const Reducer* red, ExecContext& x, StepInfo info);
+/// The executor core's body, for any endpoint (defined in execution/impl/executor.ipp). A
+/// template over the context only so that a header-only translation unit that includes the
+/// executor but runs nothing does not compile it: its body is checked when run_schedule is
+/// first instantiated. The one instantiation is ExecContext's.
+template <class Context>
+void run_steps(const ScheduleRef& s, const EndpointRef& ep, std::array<ByteBuffer, 3> bufs, const Reducer* red,
+               Context& x, StepInfo info);
+
+#if defined(COLLECTIVES_SEPARATE_COMPILATION)
+/// run_steps<ExecContext>, compiled once (collectives::compiled).
+void run_schedule_core(const ScheduleRef& s, const EndpointRef& ep, std::array<ByteBuffer, 3> bufs,
+                       const Reducer* red, ExecContext& x, StepInfo info);
+#endif
 
 } // namespace detail
 
@@ -241,9 +251,9 @@ public:
   }
 
 private:
-  friend void detail::run_schedule_core(const detail::ScheduleRef&, const detail::EndpointRef&,
-                                        std::array<detail::ByteBuffer, 3>, const detail::Reducer*, ExecContext&,
-                                        StepInfo);
+  template <class Context>
+  friend void detail::run_steps(const detail::ScheduleRef&, const detail::EndpointRef&,
+                                std::array<detail::ByteBuffer, 3>, const detail::Reducer*, Context&, StepInfo);
 
   StepOps ops_;
   std::vector<ConstBytes> send_pieces_;
@@ -261,13 +271,17 @@ private:
 /// may alias the output for in-place operations whose schedules never read the input),
 /// combining with `red` where the schedule says (null when it never combines). `info`
 /// names the call; its step is filled in. collective: every rank must call it with the
-/// same schedule. One body for every transport (detail::run_schedule_core): the endpoint
-/// is reached through detail::EndpointRef.
+/// same schedule. One body for every transport (detail::run_steps): the endpoint is
+/// reached through detail::EndpointRef.
 template <endpoint E>
 void run_schedule(const detail::ScheduleRef& s, E& ep, std::array<detail::ByteBuffer, 3> bufs,
                   const detail::Reducer* red, ExecContext& x, StepInfo info)
 {
+#if defined(COLLECTIVES_SEPARATE_COMPILATION)
   detail::run_schedule_core(s, detail::endpoint_ref(ep), bufs, red, x, info);
+#else
+  detail::run_steps(s, detail::endpoint_ref(ep), bufs, red, x, info);
+#endif
 }
 
 

@@ -1,5 +1,5 @@
 #pragma once
-// The executor core's definition (execution/executor.hpp declares run_schedule_core) and
+// The executor core's definition (execution/executor.hpp declares run_steps) and
 // the helpers only it uses: included by that header, or compiled once with
 // COLLECTIVES_SEPARATE_COMPILATION (collectives/separate_compilation.hpp).
 
@@ -138,8 +138,9 @@ inline ConstBytes single_piece(const ByteBuffer& buf, std::size_t elem, const Pa
 
 /// Walks the schedule's steps: per step, the requests from its operations, one exchange,
 /// the combines the transport did not do on receipt, then the local operations.
-COLLECTIVES_DECL void run_schedule_core(const ScheduleRef& s, const EndpointRef& ep, std::array<ByteBuffer, 3> bufs,
-                                         const Reducer* red, ExecContext& x, StepInfo info)
+template <class Context>
+void run_steps(const ScheduleRef& s, const EndpointRef& ep, std::array<ByteBuffer, 3> bufs, const Reducer* red,
+               Context& x, StepInfo info)
 {
   const std::size_t me = ep.rank;
   const std::size_t elem = red != nullptr ? red->elem : 1;
@@ -280,6 +281,14 @@ COLLECTIVES_DECL void run_schedule_core(const ScheduleRef& s, const EndpointRef&
     }
   }
 }
+
+#if defined(COLLECTIVES_SEPARATE_COMPILATION)
+void run_schedule_core(const ScheduleRef& s, const EndpointRef& ep, std::array<ByteBuffer, 3> bufs,
+                       const Reducer* red, ExecContext& x, StepInfo info)
+{
+  run_steps(s, ep, bufs, red, x, info);
+}
+#endif
 
 } // namespace detail
 
