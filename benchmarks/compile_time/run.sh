@@ -4,8 +4,9 @@
 # that includes only <vector> <thread> <functional> <iostream> <algorithm>. Prints a table.
 #   bash benchmarks/compile_time/run.sh            # g++
 #   CXX=clang++ bash benchmarks/compile_time/run.sh
-# Variants (see tu.cpp): std_only; one_header / header_only: three collectives' headers and
-# the threads transport's / the whole library, nothing called; one_named / one_default:
+# Variants (see tu.cpp): std_only; collective_header: one collective's header (allreduce's);
+# one_header / header_only: three collectives' headers and the threads transport's / the
+# whole library, nothing called; one_named / one_default:
 # allreduce on Ring<4> through those headers, a named algorithm / the default;
 # three_named / three_defaults: alltoall, allreduce and broadcast through the whole library
 # (the TU of issue 12), the same two ways. The *_compiled variants are the same TUs with
@@ -21,6 +22,7 @@ include=$(cd "$here/../../include" && pwd)
 cxx=${CXX:-g++}
 declare -A flags=(
   [std_only]="-DHEADERS=0 -DCALLS=0 -DNAMED=0"
+  [collective_header]="-DHEADERS=3 -DCALLS=0 -DNAMED=0"
   [one_header]="-DHEADERS=1 -DCALLS=0 -DNAMED=0"
   [header_only]="-DHEADERS=2 -DCALLS=0 -DNAMED=0"
   [one_named]="-DHEADERS=1 -DCALLS=1 -DNAMED=1"
@@ -33,7 +35,7 @@ declare -A flags=(
   [three_defaults_compiled]="-DHEADERS=2 -DCALLS=3 -DNAMED=0 -DCOLLECTIVES_SEPARATE_COMPILATION"
   [compiled_library]="-DCOLLECTIVES_SEPARATE_COMPILATION"
 )
-tus=(std_only one_header header_only one_named one_default three_named three_defaults
+tus=(std_only collective_header one_header header_only one_named one_default three_named three_defaults
      header_only_compiled one_named_compiled three_named_compiled three_defaults_compiled compiled_library)
 declare -A sources
 for tu in "${tus[@]}"; do sources[$tu]="$here/tu.cpp"; done

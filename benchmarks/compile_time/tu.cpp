@@ -1,7 +1,8 @@
 // The translation unit benchmarks/compile_time/run.sh compiles (issue 12: the compile-time
 // budget); not built by CMake. Its variants, by macro:
-//   HEADERS 0: only the standard headers below; 1: one collective's header and the threads
-//           transport's; 2: the whole library (<collectives/collectives.hpp>).
+//   HEADERS 0: only the standard headers below; 1: three collectives' headers and the
+//           threads transport's; 2: the whole library (<collectives/collectives.hpp>);
+//           3: one collective's header (allreduce's) alone.
 //   CALLS   0: none (main sorts and prints a vector); 1: allreduce on Ring<4> over
 //           threads; 3: alltoall, allreduce and broadcast.
 //   NAMED   1: each call names its algorithm; 0: the default (selected by cost).
@@ -13,6 +14,8 @@
 #include <collectives/transport/threads.hpp>
 #elif HEADERS == 2
 #include <collectives/collectives.hpp>
+#elif HEADERS == 3
+#include <collectives/collective/allreduce.hpp>
 #endif
 #if MPI
 #include <collectives/transport/mpi.hpp>

@@ -11,10 +11,12 @@
 #error "collectives/separate_compilation.hpp: define COLLECTIVES_SEPARATE_COMPILATION in every translation unit (without it the headers already define everything)"
 #endif
 
+#include <collectives/detail/require.hpp>
 #include <collectives/execution/executor.hpp>
 #include <collectives/transport/errors.hpp>
 #include <collectives/transport/threads.hpp>
 
+#include <collectives/detail/impl/require.ipp>
 #include <collectives/execution/impl/executor.ipp>
 #include <collectives/transport/impl/errors.ipp>
 #include <collectives/transport/impl/threads.ipp>

@@ -270,8 +270,7 @@ namespace detail {
 
 [[noreturn]] inline void throw_unfit(Collective c, std::string_view alg, std::string_view why, std::size_t p)
 {
-  throw_invalid_argument("collectives::" + std::string(collective_name(c)) + "(" + std::string(alg) + "): " +
-                         std::string(why) + " (p = " + to_text(p) + ")");
+  throw_invalid({"collectives::", collective_name(c), "(", alg, "): ", why, " (p = ", p, ")"});
 }
 
 /// Throws std::invalid_argument "collectives::<collective>(<algorithm>): <reason> (p = n)"

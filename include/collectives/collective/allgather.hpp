@@ -49,9 +49,8 @@ struct allgather_fn {
     const std::size_t m = std::ranges::size(send);
     const std::size_t p = comm.size();
     if (std::ranges::size(recv) < p * m)
-      detail::throw_invalid_argument("collectives::allgather: the receive range has " +
-                                     detail::to_text(std::ranges::size(recv)) + " elements, needs p*m = " +
-                                     detail::to_text(p * m));
+      detail::throw_invalid({"collectives::allgather: the receive range has ", std::ranges::size(recv),
+                             " elements, needs p*m = ", p * m});
     detail::run_allgather<false>(comm, std::ranges::data(send), std::ranges::data(recv), m, std::ranges::size(recv),
                                  alg);
   }
@@ -67,8 +66,8 @@ struct allgather_fn {
     const std::size_t p = comm.size();
     const std::size_t n = std::ranges::size(buf);
     if (n % p != 0)
-      detail::throw_invalid_argument("collectives::allgather (in place): the buffer has " + detail::to_text(n) +
-                                     " elements, not a multiple of p = " + detail::to_text(p));
+      detail::throw_invalid({"collectives::allgather (in place): the buffer has ", n,
+                             " elements, not a multiple of p = ", p});
     auto* data = std::ranges::data(buf);
     detail::run_allgather<true>(comm, data, data, n / p, n, alg);
   }

@@ -55,8 +55,8 @@ struct allreduce_fn {
       static_assert(NR >= NS, "collectives::allreduce: the receive range is smaller than the send range");
     const std::size_t n = std::ranges::size(send);
     if (std::ranges::size(recv) < n)
-      detail::throw_invalid_argument("collectives::allreduce: the receive range has " +
-                                     detail::to_text(std::ranges::size(recv)) + " elements, needs " + detail::to_text(n));
+      detail::throw_invalid({"collectives::allreduce: the receive range has ", std::ranges::size(recv),
+                             " elements, needs ", n});
     detail::run_allreduce<false>(comm, std::ranges::data(send), std::ranges::data(recv), n, std::ranges::size(recv), op,
                                  alg);
   }

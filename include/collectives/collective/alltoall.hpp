@@ -31,11 +31,9 @@ constexpr std::size_t alltoall_block_size(const Comm& comm, const Send& send, co
   const std::size_t ns = std::ranges::size(send);
   const std::size_t nr = std::ranges::size(recv);
   if (ns % p != 0)
-    throw_invalid_argument(std::string(call) + ": the send range has " + to_text(ns) +
-                           " elements, which is not p*m for p = " + to_text(p));
+    throw_invalid({call, ": the send range has ", ns, " elements, which is not p*m for p = ", p});
   if (nr < ns)
-    throw_invalid_argument(std::string(call) + ": the receive range has " + to_text(nr) + " elements, needs " +
-                           to_text(ns));
+    throw_invalid({call, ": the receive range has ", nr, " elements, needs ", ns});
   return ns / p;
 }
 

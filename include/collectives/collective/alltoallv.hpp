@@ -37,18 +37,14 @@ namespace detail {
 inline void check_v_layout(std::size_t p, const std::size_t* counts, std::size_t n_counts,
                            const std::size_t* displs, std::size_t n_displs, std::size_t n, bool receive)
 {
-  const std::string side = receive ? "receive" : "send";
-  const std::string call = "collectives::alltoallv: ";
-  if (n_counts != p)
-    throw_invalid_argument(call + side + " counts have " + to_text(n_counts) + " entries, need p = " + to_text(p));
-  if (n_displs != p)
-    throw_invalid_argument(call + side + " displacements have " + to_text(n_displs) + " entries, need p = " +
-                           to_text(p));
+  const char* const side = receive ? "receive" : "send";
+  const char* const call = "collectives::alltoallv: ";
+  if (n_counts != p) throw_invalid({call, side, " counts have ", n_counts, " entries, need p = ", p});
+  if (n_displs != p) throw_invalid({call, side, " displacements have ", n_displs, " entries, need p = ", p});
   for (std::size_t j = 0; j < p; ++j)
     if (displs[j] > n || counts[j] > n - displs[j])
-      throw_invalid_argument(call + side + " block " + to_text(j) + " (displacement " + to_text(displs[j]) + ", " +
-                             to_text(counts[j]) + " elements) does not fit in the " + side + " range of " +
-                             to_text(n) + " elements");
+      throw_invalid({call, side, " block ", j, " (displacement ", displs[j], ", ", counts[j],
+                     " elements) does not fit in the ", side, " range of ", n, " elements"});
   if (!receive) return;
   // Two receives into the same elements would leave them depending on message order.
   std::vector<std::size_t> order;
@@ -59,8 +55,7 @@ inline void check_v_layout(std::size_t p, const std::size_t* counts, std::size_t
   for (std::size_t i = 1; i < order.size(); ++i) {
     const std::size_t a = order[i - 1], b = order[i];
     if (displs[a] + counts[a] > displs[b])
-      throw_invalid_argument(call + "receive blocks " + to_text(std::min(a, b)) + " and " + to_text(std::max(a, b)) +
-                             " overlap");
+      throw_invalid({call, "receive blocks ", std::min(a, b), " and ", std::max(a, b), " overlap"});
   }
 }
 
@@ -133,9 +128,8 @@ struct alltoallv_fn {
     // The own block is a local copy, which the transport never sees: check it here.
     const std::size_t me = comm.rank();
     if (sc[me] != rc[me])
-      detail::throw_length_error("collectives::alltoallv: rank " + detail::to_text(me) + " sends " +
-                                 detail::to_text(sc[me]) + " elements to itself (rank " + detail::to_text(me) +
-                                 ") but expects " + detail::to_text(rc[me]));
+      detail::throw_length({"collectives::alltoallv: rank ", me, " sends ", sc[me], " elements to itself (rank ", me,
+                            ") but expects ", rc[me]});
     // Block sizes differ from rank to rank, and every rank must pick the same algorithm
     // without communicating: the default is picked for m = 0 (start-ups and hops), which
     // every rank knows.

@@ -30,9 +30,8 @@ struct gather_fn {
     const std::size_t root = detail::checked_root<typename Comm::topology_type>(p, root_arg, "collectives::gather");
     const std::size_t m = std::ranges::size(send);
     if (comm.rank() == root && std::ranges::size(recv) < p * m)
-      detail::throw_invalid_argument("collectives::gather: the root's receive range has " +
-                                     detail::to_text(std::ranges::size(recv)) + " elements, needs p*m = " +
-                                     detail::to_text(p * m));
+      detail::throw_invalid({"collectives::gather: the root's receive range has ", std::ranges::size(recv),
+                             " elements, needs p*m = ", p * m});
     const Problem problem{.m = comm.words(m * sizeof(T)), .root = root};
     T* out = std::ranges::data(recv);
     const BlockLayout blocks = BlockLayout::uniform(m);

@@ -62,8 +62,8 @@ struct reduce_fn {
     const std::size_t root = detail::checked_root<typename Comm::topology_type>(comm.size(), root_arg, "collectives::reduce");
     const std::size_t n = std::ranges::size(send);
     if (comm.rank() == root && std::ranges::size(recv) < n)
-      detail::throw_invalid_argument("collectives::reduce: the root's receive range has " +
-                                     detail::to_text(std::ranges::size(recv)) + " elements, needs " + detail::to_text(n));
+      detail::throw_invalid({"collectives::reduce: the root's receive range has ", std::ranges::size(recv),
+                             " elements, needs ", n});
     detail::run_reduce<false>(comm, std::ranges::data(send), std::ranges::data(recv), n, std::ranges::size(recv), op,
                               root, alg);
   }

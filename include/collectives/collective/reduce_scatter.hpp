@@ -42,8 +42,7 @@ std::size_t reduce_scatter_block(const Comm& comm, std::size_t n, const char* ca
     static_assert(NS % P == 0, "collectives::reduce_scatter: the send range's size is not a multiple of p");
   const std::size_t p = comm.size();
   if (n % p != 0)
-    throw_invalid_argument(std::string(call) + ": the send range has " + to_text(n) + " elements, not a multiple of p = " +
-                           to_text(p));
+    throw_invalid({call, ": the send range has ", n, " elements, not a multiple of p = ", p});
   return n / p;
 }
 
@@ -73,8 +72,8 @@ struct reduce_scatter_fn {
       static_assert(NR >= NS / P, "collectives::reduce_scatter: the receive range is smaller than a block");
     const std::size_t m = detail::reduce_scatter_block<Comm, Send>(comm, std::ranges::size(send), "collectives::reduce_scatter");
     if (std::ranges::size(recv) < m)
-      detail::throw_invalid_argument("collectives::reduce_scatter: the receive range has " +
-                                     detail::to_text(std::ranges::size(recv)) + " elements, needs " + detail::to_text(m));
+      detail::throw_invalid({"collectives::reduce_scatter: the receive range has ", std::ranges::size(recv),
+                             " elements, needs ", m});
     detail::run_reduce_scatter<false>(comm, std::ranges::data(send), std::ranges::data(recv), m,
                                       std::ranges::size(recv), op, alg);
   }

@@ -29,11 +29,10 @@ constexpr std::size_t checked_root(std::size_t p, Root root, const char* call)
   if constexpr (static_root<Root> && static_size_v<Topo> != dynamic_extent)
     static_assert(Root::value < static_size_v<Topo>, "collectives: the root is not a rank of the communicator");
   if constexpr (std::is_signed_v<decltype(+root)>)
-    if (root < 0) throw_invalid_argument(std::string(call) + ": the root is negative");
+    if (root < 0) throw_invalid({call, ": the root is negative"});
   const auto r = static_cast<std::size_t>(root);
   if (r >= p)
-    throw_invalid_argument(std::string(call) + ": root " + to_text(r) + " is not a rank of a communicator of " +
-                           to_text(p));
+    throw_invalid({call, ": root ", r, " is not a rank of a communicator of ", p});
   return r;
 }
 

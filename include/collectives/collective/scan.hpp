@@ -46,8 +46,7 @@ struct scan_fn_base {
       static_assert(NR >= NS, "collectives::scan/exscan: the receive range is smaller than the send range");
     const std::size_t n = std::ranges::size(send);
     if (std::ranges::size(recv) < n)
-      throw_invalid_argument(std::string(call) + ": the receive range has " + to_text(std::ranges::size(recv)) +
-                             " elements, needs " + to_text(n));
+      throw_invalid({call, ": the receive range has ", std::ranges::size(recv), " elements, needs ", n});
     run_scan<Exclusive, false>(comm, std::ranges::data(send), std::ranges::data(recv), n, std::ranges::size(recv), op,
                                alg);
   }

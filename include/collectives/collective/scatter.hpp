@@ -30,9 +30,8 @@ struct scatter_fn {
     const std::size_t root = detail::checked_root<typename Comm::topology_type>(p, root_arg, "collectives::scatter");
     const std::size_t m = std::ranges::size(recv);
     if (comm.rank() == root && std::ranges::size(send) < p * m)
-      detail::throw_invalid_argument("collectives::scatter: the root's send range has " +
-                                     detail::to_text(std::ranges::size(send)) + " elements, needs p*m = " +
-                                     detail::to_text(p * m));
+      detail::throw_invalid({"collectives::scatter: the root's send range has ", std::ranges::size(send),
+                             " elements, needs p*m = ", p * m});
     const Problem problem{.m = comm.words(m * sizeof(T)), .root = root};
     T* out = std::ranges::data(recv);
     const BlockLayout blocks = BlockLayout::uniform(m);

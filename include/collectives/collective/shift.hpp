@@ -47,9 +47,8 @@ struct shift_fn {
       static_assert(NS == NR, "collectives::shift: the send and receive ranges differ in size");
     const std::size_t m = std::ranges::size(send);
     if (std::ranges::size(recv) != m)
-      detail::throw_invalid_argument("collectives::shift: the send range has " + detail::to_text(m) +
-                                     " elements but the receive range has " +
-                                     detail::to_text(std::ranges::size(recv)) + "; they must be equal");
+      detail::throw_invalid({"collectives::shift: the send range has ", m, " elements but the receive range has ",
+                             std::ranges::size(recv), "; they must be equal"});
     const Problem problem{.m = comm.words(m * sizeof(T)), .q = q};
     T* out = std::ranges::data(recv);
     const BlockLayout block = BlockLayout::uniform(m);

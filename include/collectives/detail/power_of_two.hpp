@@ -14,7 +14,7 @@ namespace collectives::detail {
 // the compiler stops at this call, whose arguments name the call and p.
 [[noreturn]] inline void throw_not_power_of_two(const char* call, std::size_t p)
 {
-  throw_invalid_argument(std::string(call) + ": needs a power-of-two number of ranks, got " + to_text(p));
+  throw_invalid({call, ": needs a power-of-two number of ranks, got ", p});
 }
 
 /// Throws std::invalid_argument("<call>: needs a power-of-two number of ranks, got <p>")

@@ -53,8 +53,8 @@ public:
       static_assert(E::static_size == static_size_v<T>,
                     "collectives::Communicator: the endpoint's team size differs from the topology's size");
     if (ep.size() != topo_.size())
-      throw std::invalid_argument("collectives::Communicator: the transport has " + std::to_string(ep.size()) +
-                                  " ranks but the topology has " + std::to_string(topo_.size()) + " nodes");
+      detail::throw_invalid({"collectives::Communicator: the transport has ", ep.size(), " ranks but the topology has ",
+                             topo_.size(), " nodes"});
   }
 
   /// A ring of the endpoint's size.
