@@ -158,3 +158,19 @@ TEST_CASE("separate compilation: the compiled error paths fail the team with the
   });
   CHECK(sums == std::vector<double>{3.0, 3.0});
 }
+
+TEST_CASE("separate compilation: a front end's refusal carries its compiled text", "[separate]")
+{
+  // The message is put together by the compiled detail::throw_invalid; nothing is written.
+  threads::Team team{2};
+  const Ring<2> ring;
+  team.run([&](threads::Endpoint& ep) {
+    Communicator comm{ep, ring};
+    std::vector<double> in(5, 1.0), out(4, -1.0);
+    CHECK_THROWS_MATCHES(allreduce(comm, in, out, std::plus<>{}), std::invalid_argument,
+                         Catch::Matchers::Message("collectives::allreduce: the receive range has 4 elements, needs 5"));
+    CHECK(out == std::vector<double>(4, -1.0));
+    CHECK_THROWS_MATCHES(broadcast(comm, in, 9), std::invalid_argument,
+                         Catch::Matchers::Message("collectives::broadcast: root 9 is not a rank of a communicator of 2"));
+  });
+}

@@ -14,9 +14,11 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 using namespace collectives;
@@ -402,4 +404,18 @@ TEST_CASE("rooted: a root's buffer too small throws before anything is written",
                        Message("collectives::gather: the root's receive range has 11 elements, needs p*m = 12"));
   CHECK(recv[root] == recv0[root]);
   CHECK(send == send0);
+}
+
+TEST_CASE("error texts: the pieces of a message, text and integers of every sign, in order", "[rooted][errors]")
+{
+  using detail::text_of;
+  CHECK(text_of({}) == "");
+  CHECK(text_of({"root ", std::size_t{7}, " of ", 4, "; delta ", -12, ", ", std::int64_t{-9223372036854775807 - 1}}) ==
+        "root 7 of 4; delta -12, -9223372036854775808");
+  const std::string owned = "collectives::scan";
+  CHECK(text_of({std::string_view(owned), ": ", std::uint64_t{18446744073709551615u}, " elements"}) ==
+        "collectives::scan: 18446744073709551615 elements");
+  CHECK_THROWS_MATCHES(detail::throw_invalid({"a", 1, "b"}), std::invalid_argument,
+                       Catch::Matchers::Message("a1b"));
+  CHECK_THROWS_MATCHES(detail::throw_length({"n = ", 0u}), std::length_error, Catch::Matchers::Message("n = 0"));
 }
