@@ -2,8 +2,8 @@
 // The library's compiled part, for programs built with COLLECTIVES_SEPARATE_COMPILATION
 // (detail/config.hpp): include this header in exactly one source file of the program, or
 // link the CMake target collectives::compiled, which is that file. It holds the threads
-// transport, the error texts and the executor core (every transport's: it reaches the
-// endpoint through detail::EndpointRef); the templates over the caller's types stay in the
+// transport, the error texts, calibrate()'s clock and fitting, and the executor core (every
+// transport's: it reaches the endpoint through detail::EndpointRef); the templates over the caller's types stay in the
 // headers, and the MPI transport's part is separate_compilation_mpi.hpp, so that this one
 // needs no MPI.
 
@@ -15,8 +15,10 @@
 #include <collectives/execution/executor.hpp>
 #include <collectives/transport/errors.hpp>
 #include <collectives/transport/threads.hpp>
+#include <collectives/tuning/calibrate.hpp>
 
 #include <collectives/detail/impl/require.ipp>
 #include <collectives/execution/impl/executor.ipp>
 #include <collectives/transport/impl/errors.ipp>
 #include <collectives/transport/impl/threads.ipp>
+#include <collectives/tuning/impl/calibrate.ipp>

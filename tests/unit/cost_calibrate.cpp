@@ -10,9 +10,12 @@
 #include <collectives/tuning/calibrate.hpp>
 #include <collectives/transport/threads.hpp>
 
+#include <chrono>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 using namespace collectives;
@@ -31,6 +34,28 @@ TEST_CASE("calibrate: the weighted least-squares fit recovers a line", "[cost][c
   const auto origin = detail::fit_relative({{1, 1e-9}, {1000, 2e-6}});
   CHECK(origin[0] >= 0);
   CHECK(origin[1] > 0);
+}
+
+TEST_CASE("calibrate: the helpers compiled once (clock, batch, fit error, median)", "[cost][calibrate]")
+{
+  // The clock is monotonic and counts nanoseconds.
+  const std::int64_t t0 = detail::monotonic_nanoseconds();
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  const double slept = detail::seconds_since(t0);
+  CHECK(slept >= 2e-3);
+  CHECK(slept < 10.0);
+  // Enough operations for a sample of min_sample_seconds, capped; 64 when nothing was seen.
+  CHECK(detail::batch_for(2e-4, 1e-5) == 21);
+  CHECK(detail::batch_for(2e-4, 2e-4) == 2);
+  CHECK(detail::batch_for(1.0, 1e-9) == 4096);
+  CHECK(detail::batch_for(2e-4, 0) == 64);
+  // The largest relative distance of the points from the line a + b w.
+  const std::vector<CalibrationPoint> pts{{1, 1.0}, {2, 4.0}, {3, 0}};
+  CHECK(detail::worst_relative_error(pts, 1, 1) == Approx(1.0)); // (1, 1): |2 - 1| / 1
+  CHECK(detail::worst_relative_error(pts, 0, 1) == Approx(0.5));
+  CHECK(detail::worst_relative_error({}, 1, 1) == 0);
+  CHECK(detail::median({3, 1, 2}) == 2);
+  CHECK(detail::median({}) == 0);
 }
 
 TEST_CASE("calibrate: every rank gets the same valid model", "[cost][calibrate]")

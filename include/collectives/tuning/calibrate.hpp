@@ -34,11 +34,12 @@
 #include <collectives/schedule/pattern.hpp>
 #include <collectives/transport/concepts.hpp>
 
+#include <collectives/detail/config.hpp>
+
 #include <algorithm>
 #include <array>
-#include <chrono>
-#include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <span>
 #include <vector>
@@ -97,41 +98,30 @@ struct Calibration {
 
 namespace detail {
 
-using calibration_clock = std::chrono::steady_clock;
+// The non-template helpers below are compiled once in the compiled mode
+// (tuning/impl/calibrate.ipp), which keeps <chrono> and <cmath> out of the header.
 
-inline double seconds_since(calibration_clock::time_point t0)
+/// A monotonic clock's reading, in nanoseconds.
+COLLECTIVES_DECL std::int64_t monotonic_nanoseconds();
+
+/// Seconds since `t0`, a monotonic_nanoseconds() reading.
+inline double seconds_since(std::int64_t t0)
 {
-  return std::chrono::duration<double>(calibration_clock::now() - t0).count();
+  return static_cast<double>(monotonic_nanoseconds() - t0) * 1e-9;
 }
 
 /// Fits t = a + b w minimising sum ((fit - t) / t)^2, with a, b >= 0.
-inline std::array<double, 2> fit_relative(const std::vector<CalibrationPoint>& pts)
-{
-  double s0 = 0, s1 = 0, s2 = 0, r0 = 0, r1 = 0;
-  for (const auto& x : pts) {
-    if (x.seconds <= 0) continue;
-    const double w = 1 / (x.seconds * x.seconds);
-    s0 += w;
-    s1 += w * x.words;
-    s2 += w * x.words * x.words;
-    r0 += w * x.seconds;
-    r1 += w * x.words * x.seconds;
-  }
-  if (s0 == 0) return {0, 0};
-  const double det = s0 * s2 - s1 * s1;
-  if (det <= 0) return {r0 / s0, 0};
-  double a = (r0 * s2 - r1 * s1) / det;
-  double b = (s0 * r1 - s1 * r0) / det;
-  if (b < 0) { // no measurable cost per word: the weighted mean is the start-up
-    b = 0;
-    a = r0 / s0;
-  }
-  if (a < 0) { // through the origin
-    a = 0;
-    b = r1 / s2;
-  }
-  return {a, b};
-}
+COLLECTIVES_DECL std::array<double, 2> fit_relative(const std::vector<CalibrationPoint>& pts);
+
+/// The largest |a + b w - t| / t over `pts` (points with t > 0).
+COLLECTIVES_DECL double worst_relative_error(const std::vector<CalibrationPoint>& pts, double a, double b);
+
+/// Operations per timed sample: enough that a sample takes `min_sample_seconds` when one
+/// took `once` seconds (at most 4096; 64 when `once` measured nothing).
+COLLECTIVES_DECL double batch_for(double min_sample_seconds, double once);
+
+/// The median of `v` (0 when empty).
+COLLECTIVES_DECL double median(std::vector<double> v);
 
 /// One rank alone: the endpoint for timing the executor's local work.
 struct CalibrationSelf {
@@ -153,12 +143,6 @@ struct CalibrationLocalSchedule {
     v.local({contiguous(Buffer::input, 0, 1), contiguous(Buffer::output, 0, 1), Combine::right});
   }
 };
-
-inline double median(std::vector<double> v)
-{
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
 
 /// Rank 0's `values` on every rank (rank 0 sends them to each other rank).
 template <endpoint E, std::size_t N>
@@ -240,17 +224,16 @@ Calibration calibrate_detailed(E& ep, const CalibrationOptions& options = {})
     std::array<double, 1> batch{1};
     if (active) {
       for (int i = 0; i < 3; ++i) op(bytes);
-      const auto t0 = detail::calibration_clock::now();
+      const std::int64_t t0 = detail::monotonic_nanoseconds();
       op(bytes);
-      const double once = detail::seconds_since(t0);
-      batch[0] = once > 0 ? std::min(4096.0, std::floor(options.min_sample_seconds / once) + 1) : 64;
+      batch[0] = detail::batch_for(options.min_sample_seconds, detail::seconds_since(t0));
     }
     detail::calibration_agree(ep, batch);
     if (!active) continue;
     const auto n = static_cast<std::size_t>(batch[0]);
     std::vector<double> times;
     for (std::size_t s = 0; s < options.samples; ++s) {
-      const auto t0 = detail::calibration_clock::now();
+      const std::int64_t t0 = detail::monotonic_nanoseconds();
       for (std::size_t i = 0; i < n; ++i) op(bytes);
       times.push_back(detail::seconds_since(t0) / static_cast<double>(n) / messages_per_op);
     }
@@ -272,7 +255,7 @@ Calibration calibrate_detailed(E& ep, const CalibrationOptions& options = {})
       std::vector<double> times;
       std::size_t n = 1;
       for (std::size_t s = 0; s <= options.samples; ++s) {
-        const auto t0 = detail::calibration_clock::now();
+        const std::int64_t t0 = detail::monotonic_nanoseconds();
         for (std::size_t i = 0; i < n; ++i) once();
         const double t = detail::seconds_since(t0);
         if (s == 0) { // the first round sizes the batch
@@ -292,10 +275,8 @@ Calibration calibrate_detailed(E& ep, const CalibrationOptions& options = {})
     const double start = a / scale.share;
     const double suggested_start = base.t_s + base.t_sync;
     const double ts = suggested_start > 0 ? start * (base.t_s / suggested_start) : start;
-    params = {ts, b / scale.words, ts < start ? start - ts : 0, copy[1], 0};
-    for (const auto& x : out.messages)
-      if (x.seconds > 0)
-        params[4] = std::max(params[4], std::abs(a + b * x.words - x.seconds) / x.seconds);
+    params = {ts, b / scale.words, ts < start ? start - ts : 0, copy[1],
+              detail::worst_relative_error(out.messages, a, b)};
   }
   detail::calibration_agree(ep, params);
   out.model = base;
@@ -317,3 +298,7 @@ CostModel calibrate(E& ep, const CalibrationOptions& options = {})
 }
 
 } // namespace collectives
+
+#if !defined(COLLECTIVES_SEPARATE_COMPILATION)
+#include <collectives/tuning/impl/calibrate.ipp>
+#endif

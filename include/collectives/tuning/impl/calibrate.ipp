@@ -1,0 +1,70 @@
+#pragma once
+// calibrate()'s non-template helpers (tuning/calibrate.hpp declares them): included by that
+// header, or compiled once with COLLECTIVES_SEPARATE_COMPILATION
+// (collectives/separate_compilation.hpp).
+
+#include <collectives/tuning/calibrate.hpp>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+namespace collectives::detail {
+
+COLLECTIVES_DECL std::int64_t monotonic_nanoseconds()
+{
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+    .count();
+}
+
+COLLECTIVES_DECL std::array<double, 2> fit_relative(const std::vector<CalibrationPoint>& pts)
+{
+  double s0 = 0, s1 = 0, s2 = 0, r0 = 0, r1 = 0;
+  for (const auto& x : pts) {
+    if (x.seconds <= 0) continue;
+    const double w = 1 / (x.seconds * x.seconds);
+    s0 += w;
+    s1 += w * x.words;
+    s2 += w * x.words * x.words;
+    r0 += w * x.seconds;
+    r1 += w * x.words * x.seconds;
+  }
+  if (s0 == 0) return {0, 0};
+  const double det = s0 * s2 - s1 * s1;
+  if (det <= 0) return {r0 / s0, 0};
+  double a = (r0 * s2 - r1 * s1) / det;
+  double b = (s0 * r1 - s1 * r0) / det;
+  if (b < 0) { // no measurable cost per word: the weighted mean is the start-up
+    b = 0;
+    a = r0 / s0;
+  }
+  if (a < 0) { // through the origin
+    a = 0;
+    b = r1 / s2;
+  }
+  return {a, b};
+}
+
+COLLECTIVES_DECL double worst_relative_error(const std::vector<CalibrationPoint>& pts, double a, double b)
+{
+  double worst = 0;
+  for (const auto& x : pts)
+    if (x.seconds > 0) worst = std::max(worst, std::abs(a + b * x.words - x.seconds) / x.seconds);
+  return worst;
+}
+
+COLLECTIVES_DECL double batch_for(double min_sample_seconds, double once)
+{
+  return once > 0 ? std::min(4096.0, std::floor(min_sample_seconds / once) + 1) : 64;
+}
+
+COLLECTIVES_DECL double median(std::vector<double> v)
+{
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+} // namespace collectives::detail
