@@ -2,8 +2,8 @@
 // Header-only or separately compiled (as Asio and {fmt} offer).
 //
 // By default every translation unit compiles the library's non-template code that it
-// uses: the threads transport, the executor core (run_steps), the error texts and
-// the MPI transport. A program that defines COLLECTIVES_SEPARATE_COMPILATION in every
+// uses: the threads transport, the executor core (run_steps), the error texts,
+// calibrate()'s clock and fitting, and the MPI transport. A program that defines COLLECTIVES_SEPARATE_COMPILATION in every
 // translation unit (the CMake targets collectives::compiled and collectives::compiled_mpi
 // do) sees only their declarations and links them from one compiled copy: those
 // libraries, or one source file of the program's own that includes
