@@ -220,7 +220,8 @@ Config parse_config(std::string_view text)
       }
       CostModel m = default_cost_model;
       if (!parse_model_numbers(numbers, m))
-        bad("expected t_s,t_w[,t_h] in seconds (t_w per 8-byte word), 'calibrate', 'default' or a model file");
+        bad("expected t_s,t_w[,t_h[,t_r]] in seconds (t_w per 8-byte word), or those four and "
+            "t_sync,lanes,half_duplex,crossbar,t_fresh; 'calibrate', 'default' or a model file");
       c.model = m;
       c.model_given = true;
       c.model_source = file.empty() ? "COLLECTIVES_MODEL" : "file " + file;

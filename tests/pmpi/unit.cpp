@@ -334,6 +334,10 @@ TEST_CASE("pmpi: a model file is read on the rank that has it", "[pmpi][config]"
   CHECK(nine.lanes == 2);
   CHECK(nine.t_fresh == 3e-10);
   CHECK(error_of("COLLECTIVES_MODEL=1e-6,1e-9,0,0,2e-6\n") != "");
+  // The message names both forms of the numbers.
+  CHECK_THAT(error_of("COLLECTIVES_MODEL=1e-6,1e-9,0,0,2e-6\n"),
+             Catch::Matchers::Contains("t_s,t_w[,t_h[,t_r]]") &&
+               Catch::Matchers::Contains("t_sync,lanes,half_duplex,crossbar,t_fresh"));
   CHECK(error_of("COLLECTIVES_MODEL=1e-6,1e-9,0,0,2e-6,2,1,1\n") != "");
   CHECK(error_of("COLLECTIVES_MODEL=1e-6,1e-9,0,0,2e-6,2,1,3,0\n") != "");
 }

@@ -191,10 +191,11 @@ public:
   CostModel cost_model() const noexcept
   {
     const double per_core = static_cast<double>(p_) / static_cast<double>(cores_);
-    return CostModel{.t_s = 0.5e-6, .t_w = 0.5e-9, .t_h = 0, .t_r = 0.25e-9, .half_duplex = true,
+    constexpr double t_w = 0.5e-9;
+    return CostModel{.t_s = 0.5e-6, .t_w = t_w, .t_h = 0, .t_r = 0.25e-9, .half_duplex = true,
                      .lanes = oversubscribed_ ? std::size_t{cores_} : 0,
                      .t_sync = oversubscribed_ ? 1.5e-6 * per_core - 0.5e-6 : 0, .crossbar = true,
-                     .t_fresh = oversubscribed_ ? 0 : 0.5e-9};
+                     .t_fresh = oversubscribed_ ? 0 : t_w};
   }
   /// Messages of at most this many bytes go eager.
   std::size_t eager_bytes() const noexcept { return eager_; }

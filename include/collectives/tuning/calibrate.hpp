@@ -27,14 +27,13 @@
 //    that predicts collectives best; benchmarks/calibration.cpp compares them.
 
 #include <collectives/cost/model.hpp>
+#include <collectives/detail/config.hpp>
 #include <collectives/detail/require.hpp>
 #include <collectives/execution/communicator.hpp>
 #include <collectives/execution/executor.hpp>
 #include <collectives/schedule/operation.hpp>
 #include <collectives/schedule/pattern.hpp>
 #include <collectives/transport/concepts.hpp>
-
-#include <collectives/detail/config.hpp>
 
 #include <algorithm>
 #include <array>
