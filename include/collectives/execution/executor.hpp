@@ -11,6 +11,15 @@
 // Every buffer it needs between calls (the step's request lists, scratch space, staging
 // for combining) lives in an ExecContext that a Communicator keeps, so a warmed-up rank
 // allocates nothing per call or per step.
+//
+// Plans: what a call does step by step (its operations, byte pieces and requests, which
+// local ops run on receipt, where combining receives are staged) is made once into a
+// detail::Plan. The context keeps the latest few, keyed by the schedule's value, the
+// buffers' addresses and layouts, the element kind and the transport; a call that matches
+// one (a collective in a loop over the same buffers) runs it as is, without visiting the
+// schedule: at 8 bytes that is most of the library's own work per call. Only the
+// library's front ends ask for plans to be kept (their schedules are values); a user's
+// schedule run through execute() is planned afresh every call.
 
 #include <collectives/algorithm/operators.hpp>
 #include <collectives/detail/config.hpp>
@@ -20,7 +29,9 @@
 #include <collectives/transport/concepts.hpp>
 
 #include <array>
+#include <concepts>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -40,12 +51,17 @@ struct NoCombine {
 
 namespace detail {
 
-/// A schedule seen through a function pointer.
+/// A schedule seen through a function pointer. `same` set: the schedule's steps are a
+/// function of its value alone (the library's schedules: values without pointers), so a
+/// plan made for it may be kept and run again for an equal schedule (detail::Plan); `same`
+/// compares a kept copy (value_bytes bytes) with `object`.
 struct ScheduleRef {
   const void* object = nullptr;
   std::size_t steps = 0;
   std::size_t scratch_blocks = 0;
   void (*visit)(const void*, std::size_t rank, std::size_t step, StepOps&) = nullptr;
+  std::size_t value_bytes = 0;
+  bool (*same)(const void* kept, const void* object) = nullptr;
 };
 
 template <schedule S>
@@ -54,11 +70,42 @@ void visit_thunk(const void* s, std::size_t rank, std::size_t step, StepOps& ops
   static_cast<const S*>(s)->visit(rank, step, ops);
 }
 
-/// s as a ScheduleRef (s must outlive it).
-template <schedule S>
-ScheduleRef schedule_ref(const S& s)
+/// Room for a kept schedule's copy in a Plan.
+inline constexpr std::size_t plan_key_bytes = 1024;
+inline constexpr std::size_t plan_key_align = 16;
+
+/// A schedule whose copy a Plan can keep and compare: trivially copyable, small enough,
+/// and compared by its operator== or, when it has no padding, by its bytes (an empty one
+/// equals every other).
+template <class S>
+inline constexpr bool keepable_schedule =
+  std::is_trivially_copyable_v<S> && sizeof(S) <= plan_key_bytes && alignof(S) <= plan_key_align &&
+  (std::equality_comparable<S> || std::has_unique_object_representations_v<S> || std::is_empty_v<S>);
+
+template <class S>
+bool same_thunk(const void* kept, const void* object)
 {
-  return {&s, s.num_steps(), s.scratch_blocks(), &visit_thunk<S>};
+  if constexpr (std::is_empty_v<S>)
+    return true;
+  else if constexpr (std::equality_comparable<S>)
+    return *std::launder(reinterpret_cast<const S*>(kept)) == *static_cast<const S*>(object);
+  else
+    return std::memcmp(kept, object, sizeof(S)) == 0;
+}
+
+/// s as a ScheduleRef (s must outlive it). `keep_plan`: the caller vouches that s's steps
+/// depend on its value alone (true of every schedule of the library; not assumed of a
+/// user's schedule run through execute()); honoured for a keepable_schedule.
+template <schedule S>
+ScheduleRef schedule_ref(const S& s, bool keep_plan = false)
+{
+  ScheduleRef ref{&s, s.num_steps(), s.scratch_blocks(), &visit_thunk<S>};
+  if constexpr (keepable_schedule<S>)
+    if (keep_plan) {
+      ref.value_bytes = sizeof(S);
+      ref.same = &same_thunk<S>;
+    }
+  return ref;
 }
 
 /// The typed part of a call: how to combine n elements at dst with n at src (fn), and n
@@ -177,12 +224,75 @@ private:
 /// received blocks: the transport, combining on receipt, writes `other op incoming`
 /// (Combine::left) or `incoming op other` (right) straight into the destination, one pass
 /// over each byte instead of a copy and then a combine. The destination and `other` are
-/// each one piece of the same size.
+/// each one piece of the same size. `red` points to where the running call's Reducer is
+/// found (a Plan's `red`, set by every call that runs the plan); null: no fused op.
 struct FusedCombine {
-  const Reducer* red = nullptr;
+  const Reducer* const* red = nullptr;
   Combine how = Combine::copy;
   const std::byte* dst_base = nullptr;
   const std::byte* other_base = nullptr;
+};
+
+/// The context of a combining receive's ReceiveCombine (`red` as in FusedCombine).
+struct CombineContext {
+  const Reducer* const* red;
+  Combine how;
+};
+
+/// One step of a Plan: its entries in the plan's lists.
+struct PlanStep {
+  std::size_t send_first = 0, sends = 0;   // ops and requests
+  std::size_t recv_first = 0, recvs = 0;   // ops, requests, fusions
+  std::size_t local_first = 0, locals = 0; // ops and `fused`
+  std::size_t staged_first = 0;            // staged_at: one per staged receive
+  bool staged = false;                     // some receive lands in staging
+};
+
+/// What a call does, step by step, made once from a schedule's visits: the operations,
+/// the byte pieces and requests each step posts, which local ops run on receipt, and where
+/// combining receives are staged. Run again as is by a later call of the same schedule over
+/// the same buffers and element kind (the key below), so a call in a loop neither visits
+/// the schedule nor rebuilds its requests. Only the operator is taken from each call.
+struct Plan {
+  Plan() = default;
+  // A copy starts empty: the requests point into the plan's own lists.
+  Plan(const Plan&) : Plan() {}
+  Plan& operator=(const Plan&)
+  {
+    valid = false;
+    return *this;
+  }
+
+  // The key: everything the contents depend on.
+  bool valid = false;
+  ScheduleRef schedule{};                     // object: not compared (value is, by `same`)
+  alignas(plan_key_align) std::array<unsigned char, plan_key_bytes> value{}; // the schedule's copy
+  std::array<ByteBuffer, 3> bufs{};
+  std::size_t rank = 0;
+  bool combines_on_receive = false;
+  bool reduces = false;                       // a Reducer was given
+  Reducer kind{};                             // op: not compared (refreshed every call)
+  std::byte* staging = nullptr;               // the staging region it was made with
+  std::size_t staging_bytes = 0;
+  std::uint64_t used = 0;                     // for eviction: the context's call count at last use
+
+  // The contents.
+  const Reducer* red = nullptr;               // the running call's (the combines below read it)
+  std::array<CombineContext, 2> combine_contexts{}; // Combine::left, right
+  std::array<ReceiveCombine, 2> on_receive{};       // over combine_contexts
+  std::vector<PlanStep> steps;
+  std::vector<SendOp> sends;
+  std::vector<RecvOp> recvs;
+  std::vector<LocalOp> locals;
+  std::vector<ConstBytes> send_pieces;
+  std::vector<MutableBytes> recv_pieces;
+  std::vector<std::size_t> send_first, recv_first; // per send / receive, and one past
+  std::vector<std::size_t> staged_at;             // per staged receive: its offset in staging
+  std::vector<SendRequest> send_requests;
+  std::vector<RecvRequest> recv_requests;
+  std::vector<unsigned char> fused;           // per local op: done on receipt
+  std::vector<FusedCombine> fusions;          // per receive: its fused local op, if any
+  std::vector<ReceiveCombine> fused_combines; // per receive
 };
 
 /// An endpoint seen through function pointers, so that the executor core is compiled once
@@ -220,13 +330,21 @@ EndpointRef endpoint_ref(E& ep)
 /// executor but runs nothing does not compile it: its body is checked when run_schedule is
 /// first instantiated. The one instantiation is ExecContext's.
 template <class Context>
-void run_steps(const ScheduleRef& s, const EndpointRef& ep, std::array<ByteBuffer, 3> bufs, const Reducer* red,
-               Context& x, StepInfo info);
+void run_steps(const ScheduleRef& s, const EndpointRef& ep, const std::array<ByteBuffer, 3>& bufs, const Reducer* red,
+               Context& x, const StepInfo& call);
+
+/// Makes and runs the plans of run_steps (execution/impl/executor.ipp).
+template <class Context>
+void make_plan(Plan& plan, const ScheduleRef& s, const EndpointRef& ep, const std::array<ByteBuffer, 3>& bufs,
+               const Reducer* red, Context& x);
+template <class Context>
+void run_plan(const Plan& plan, const EndpointRef& ep, const std::array<ByteBuffer, 3>& bufs, const Reducer* red,
+              Context& x, StepInfo& info);
 
 #if defined(COLLECTIVES_SEPARATE_COMPILATION)
 /// run_steps<ExecContext>, compiled once (collectives::compiled).
-void run_schedule_core(const ScheduleRef& s, const EndpointRef& ep, std::array<ByteBuffer, 3> bufs,
-                       const Reducer* red, ExecContext& x, StepInfo info);
+void run_schedule_core(const ScheduleRef& s, const EndpointRef& ep, const std::array<ByteBuffer, 3>& bufs,
+                       const Reducer* red, ExecContext& x, const StepInfo& call);
 #endif
 
 } // namespace detail
@@ -243,6 +361,9 @@ public:
   /// A copy of an in-place call's contribution, for schedules that read their input
   /// while writing the output.
   std::byte* contribution(std::size_t bytes) { return contribution_.get(bytes); }
+  /// Calls that ran a plan kept from an earlier call (the same schedule over the same
+  /// buffers), without visiting the schedule or building requests.
+  std::uint64_t plans_reused() const { return plans_reused_; }
   /// Bytes held for reuse.
   std::size_t bytes_held() const
   {
@@ -253,29 +374,33 @@ public:
 private:
   template <class Context>
   friend void detail::run_steps(const detail::ScheduleRef&, const detail::EndpointRef&,
-                                std::array<detail::ByteBuffer, 3>, const detail::Reducer*, Context&, StepInfo);
+                                const std::array<detail::ByteBuffer, 3>&, const detail::Reducer*, Context&,
+                                const StepInfo&);
+  template <class Context>
+  friend void detail::make_plan(detail::Plan&, const detail::ScheduleRef&, const detail::EndpointRef&,
+                                const std::array<detail::ByteBuffer, 3>&, const detail::Reducer*, Context&);
+  template <class Context>
+  friend void detail::run_plan(const detail::Plan&, const detail::EndpointRef&,
+                               const std::array<detail::ByteBuffer, 3>&, const detail::Reducer*, Context&, StepInfo&);
 
   StepOps ops_;
-  std::vector<ConstBytes> send_pieces_;
-  std::vector<MutableBytes> recv_pieces_;
-  std::vector<std::size_t> send_first_, recv_first_, staged_at_;
-  std::vector<SendRequest> sends_;
-  std::vector<RecvRequest> recvs_;
-  std::vector<unsigned char> fused_;            // per local op of the step: done on receipt
-  std::vector<detail::FusedCombine> fusions_;   // per receive: its fused local op, if any
-  std::vector<ReceiveCombine> fused_combines_;  // per receive
+  std::array<detail::Plan, 4> plans_; // the latest calls' plans (least recently used goes)
+  std::uint64_t calls_ = 0;
+  std::uint64_t plans_reused_ = 0;
   detail::AlignedRegion scratch_, staging_, local_, result_, contribution_;
 };
 
 /// Runs the schedule `s` as rank ep.rank() over `bufs` (input, output, scratch; the input
 /// may alias the output for in-place operations whose schedules never read the input),
 /// combining with `red` where the schedule says (null when it never combines). `info`
-/// names the call; its step is filled in. collective: every rank must call it with the
-/// same schedule. One body for every transport (detail::run_steps): the endpoint is
-/// reached through detail::EndpointRef.
+/// names the call; the executor fills in the step, the number of steps if 0, and, with
+/// `red`, the element size. collective: every rank must call it with the same schedule.
+/// One body for every transport (detail::run_steps): the endpoint is reached through
+/// detail::EndpointRef. (Everything by reference: a call's arguments are copied once, not
+/// at each layer; at 8 bytes a call such copies were a fifth of the library's own work.)
 template <endpoint E>
-void run_schedule(const detail::ScheduleRef& s, E& ep, std::array<detail::ByteBuffer, 3> bufs,
-                  const detail::Reducer* red, ExecContext& x, StepInfo info)
+void run_schedule(const detail::ScheduleRef& s, E& ep, const std::array<detail::ByteBuffer, 3>& bufs,
+                  const detail::Reducer* red, ExecContext& x, const StepInfo& info)
 {
 #if defined(COLLECTIVES_SEPARATE_COMPILATION)
   detail::run_schedule_core(s, detail::endpoint_ref(ep), bufs, red, x, info);
@@ -285,6 +410,27 @@ void run_schedule(const detail::ScheduleRef& s, E& ep, std::array<detail::ByteBu
 }
 
 
+namespace detail {
+
+/// execute() over a schedule reference (see schedule_ref's keep_plan).
+template <endpoint E, class T, class Op>
+void execute_ref(const ScheduleRef& s, E& ep, ExecContext& ctx, const T* input, BlockLayout in_layout, T* output,
+                 BlockLayout out_layout, BlockLayout scratch_layout, const Op& op, const StepInfo& info)
+{
+  static_assert(std::is_trivially_copyable_v<T>, "collectives::execute: T must be trivially copyable");
+  const std::size_t scratch_bytes = scratch_layout.extent(s.scratch_blocks) * sizeof(T);
+  std::byte* scratch = scratch_bytes == 0 ? nullptr : ctx.scratch(scratch_bytes);
+  const Reducer red = make_reducer<T>(op);
+  const std::array<ByteBuffer, 3> bufs{
+    ByteBuffer{reinterpret_cast<std::byte*>(const_cast<T*>(input)), in_layout},
+    ByteBuffer{reinterpret_cast<std::byte*>(output), out_layout},
+    ByteBuffer{scratch, scratch_layout},
+  };
+  run_schedule(s, ep, bufs, &red, ctx, info);
+}
+
+} // namespace detail
+
 /// Runs schedule `s` as rank ep.rank() of endpoint `ep` over typed buffers, with `ctx`'s
 /// reusable memory. input/output: the caller's buffers with their block layouts (input
 /// may alias output for in-place operations whose schedules never read input); scratch
@@ -293,20 +439,10 @@ void run_schedule(const detail::ScheduleRef& s, E& ep, std::array<detail::ByteBu
 /// where the schedule says. collective: every rank must call it with the same schedule.
 template <schedule S, endpoint E, class T, class Op = NoCombine>
 void execute(const S& s, E& ep, ExecContext& ctx, const T* input, BlockLayout in_layout, T* output,
-             BlockLayout out_layout, BlockLayout scratch_layout, Op op = {}, StepInfo info = {})
+             BlockLayout out_layout, BlockLayout scratch_layout, Op op = {}, const StepInfo& info = {})
 {
-  static_assert(std::is_trivially_copyable_v<T>, "collectives::execute: T must be trivially copyable");
-  const std::size_t scratch_bytes = scratch_layout.extent(s.scratch_blocks()) * sizeof(T);
-  std::byte* scratch = scratch_bytes == 0 ? nullptr : ctx.scratch(scratch_bytes);
-  const detail::Reducer red = detail::make_reducer<T>(op);
-  const std::array<detail::ByteBuffer, 3> bufs{
-    detail::ByteBuffer{reinterpret_cast<std::byte*>(const_cast<T*>(input)), in_layout},
-    detail::ByteBuffer{reinterpret_cast<std::byte*>(output), out_layout},
-    detail::ByteBuffer{scratch, scratch_layout},
-  };
-  if (info.steps == 0) info.steps = s.num_steps();
-  info.element_bytes = sizeof(T);
-  run_schedule(detail::schedule_ref(s), ep, bufs, &red, ctx, info);
+  detail::execute_ref(detail::schedule_ref(s), ep, ctx, input, in_layout, output, out_layout, scratch_layout, op,
+                      info);
 }
 
 /// execute() with a context of its own (allocates; collectives use their communicator's).

@@ -41,6 +41,8 @@ public:
     else second_.visit(r, step - first_.num_steps(), v);
   }
 
+  friend constexpr bool operator==(const Concat&, const Concat&) = default;
+
 private:
   First first_;
   Second second_;

@@ -41,6 +41,8 @@ public:
     else std::get<1>(s_).visit(r, step, v);
   }
 
+  friend constexpr bool operator==(const Either&, const Either&) = default;
+
 private:
   template <class F>
   constexpr auto call(F f) const

@@ -105,6 +105,8 @@ public:
 
   constexpr const Inner& inner() const { return inner_; }
 
+  friend constexpr bool operator==(const Folded&, const Folded&) = default;
+
 private:
   constexpr bool inner_loads() const
   {

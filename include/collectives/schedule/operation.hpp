@@ -30,6 +30,7 @@ struct AlltoallOp {
   constexpr std::size_t output_blocks(std::size_t) const { return p; }
   constexpr Symbol input(std::size_t r, std::size_t j) const { return {static_cast<std::int64_t>(r * p + j)}; }
   constexpr Symbol expected(std::size_t r, std::size_t i) const { return {static_cast<std::int64_t>(i * p + r)}; }
+  friend constexpr bool operator==(const AlltoallOp&, const AlltoallOp&) = default;
 };
 
 /// Circular q-shift: rank r's single block goes to rank (r + q) mod p.
@@ -44,6 +45,7 @@ struct ShiftOp {
   {
     return {static_cast<std::int64_t>((r + p - q) % p)};
   }
+  friend constexpr bool operator==(const ShiftOp&, const ShiftOp&) = default;
 };
 
 } // namespace collectives
@@ -70,6 +72,7 @@ struct BroadcastOp {
     return r == root ? Symbol{static_cast<std::int64_t>(j)} : Symbol{};
   }
   constexpr Symbol expected(std::size_t, std::size_t j) const { return {static_cast<std::int64_t>(j)}; }
+  friend constexpr bool operator==(const BroadcastOp&, const BroadcastOp&) = default;
 };
 
 /// All-to-one reduction of `blocks` blocks into root's output.
@@ -89,6 +92,7 @@ struct ReduceOp {
   {
     return r == root ? Symbol{static_cast<std::int64_t>(j), 0, static_cast<std::uint32_t>(p - 1)} : dont_care;
   }
+  friend constexpr bool operator==(const ReduceOp&, const ReduceOp&) = default;
 };
 
 /// All-reduce: every rank's output holds the reduction of every block.
@@ -114,6 +118,7 @@ struct AllreduceOp {
   {
     return {static_cast<std::int64_t>(j), 0, static_cast<std::uint32_t>(p - 1)};
   }
+  friend constexpr bool operator==(const AllreduceOp&, const AllreduceOp&) = default;
 };
 
 /// All-to-all broadcast (all-gather): rank r's one block becomes block r of every output.
@@ -130,6 +135,7 @@ struct AllgatherOp {
   constexpr std::size_t output_blocks(std::size_t) const { return p; }
   constexpr Symbol input(std::size_t r, std::size_t) const { return {static_cast<std::int64_t>(r)}; }
   constexpr Symbol expected(std::size_t, std::size_t i) const { return {static_cast<std::int64_t>(i)}; }
+  friend constexpr bool operator==(const AllgatherOp&, const AllgatherOp&) = default;
 };
 
 /// All-to-all reduction (reduce-scatter): block j of the reduction ends on rank j.
@@ -147,6 +153,7 @@ struct ReduceScatterOp {
   {
     return {static_cast<std::int64_t>(r), 0, static_cast<std::uint32_t>(p - 1)};
   }
+  friend constexpr bool operator==(const ReduceScatterOp&, const ReduceScatterOp&) = default;
 };
 
 /// Prefix reduction: rank r gets x0 op ... op xr (inclusive) or x0 op ... op x(r-1)
@@ -167,6 +174,7 @@ struct ScanOp {
     if (!exclusive) return {0, 0, static_cast<std::uint32_t>(r)};
     return r == 0 ? dont_care : Symbol{0, 0, static_cast<std::uint32_t>(r - 1)};
   }
+  friend constexpr bool operator==(const ScanOp&, const ScanOp&) = default;
 };
 
 /// One-to-all personalized (scatter): block j of root's input becomes rank j's output.
@@ -178,6 +186,7 @@ struct ScatterOp {
   constexpr std::size_t output_blocks(std::size_t) const { return 1; }
   constexpr Symbol input(std::size_t, std::size_t j) const { return {static_cast<std::int64_t>(j)}; }
   constexpr Symbol expected(std::size_t r, std::size_t) const { return {static_cast<std::int64_t>(r)}; }
+  friend constexpr bool operator==(const ScatterOp&, const ScatterOp&) = default;
 };
 
 /// All-to-one personalized (gather): rank r's block becomes block r of root's output.
@@ -189,6 +198,7 @@ struct GatherOp {
   constexpr std::size_t output_blocks(std::size_t r) const { return r == root ? p : 0; }
   constexpr Symbol input(std::size_t r, std::size_t) const { return {static_cast<std::int64_t>(r)}; }
   constexpr Symbol expected(std::size_t, std::size_t i) const { return {static_cast<std::int64_t>(i)}; }
+  friend constexpr bool operator==(const GatherOp&, const GatherOp&) = default;
 };
 
 } // namespace collectives

@@ -21,6 +21,8 @@ struct Rings {
   std::array<std::size_t, max_dims> extents{};
   std::array<std::size_t, max_dims> strides{};
 
+  friend constexpr bool operator==(const Rings&, const Rings&) = default;
+
   constexpr std::size_t ndims() const { return count; }
   constexpr std::size_t extent(std::size_t i) const { return extents[i]; }
   constexpr std::size_t stride(std::size_t i) const { return strides[i]; }

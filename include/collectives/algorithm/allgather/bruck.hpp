@@ -38,6 +38,8 @@ public:
     v.recv({(r + dist) % p, cyclic(Buffer::output, r + dist, n, p)});
   }
 
+  friend constexpr bool operator==(const AllgatherBruckSchedule&, const AllgatherBruckSchedule&) = default;
+
 private:
   std::size_t p_;
   bool in_place_;

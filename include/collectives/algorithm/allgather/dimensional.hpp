@@ -61,6 +61,8 @@ public:
     }
   }
 
+  friend constexpr bool operator==(const AllgatherDimensionalSchedule&, const AllgatherDimensionalSchedule&) = default;
+
 private:
   Rings topo_;
   bool in_place_;

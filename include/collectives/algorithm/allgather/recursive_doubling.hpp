@@ -42,6 +42,8 @@ public:
     v.recv({partner, contiguous(Buffer::output, theirs, half)});
   }
 
+  friend constexpr bool operator==(const AllgatherRecursiveDoublingSchedule&, const AllgatherRecursiveDoublingSchedule&) = default;
+
 private:
   std::size_t p_;
   bool in_place_;

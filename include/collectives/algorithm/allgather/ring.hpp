@@ -36,6 +36,8 @@ public:
     v.recv({(r + p - 1) % p, contiguous(Buffer::output, (r + p - e) % p, 1)});
   }
 
+  friend constexpr bool operator==(const AllgatherRingSchedule&, const AllgatherRingSchedule&) = default;
+
 private:
   std::size_t p_;
   bool in_place_;

@@ -49,6 +49,8 @@ public:
     }
   }
 
+  friend constexpr bool operator==(const AllreduceRabenseifnerCore&, const AllreduceRabenseifnerCore&) = default;
+
 private:
   std::size_t p_;
 };

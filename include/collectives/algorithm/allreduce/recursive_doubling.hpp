@@ -61,6 +61,8 @@ public:
     v.recv({partner, all, partner < r ? Combine::left : Combine::right});
   }
 
+  friend constexpr bool operator==(const AllreduceDoublingCore&, const AllreduceDoublingCore&) = default;
+
 private:
   std::size_t p_;
   std::size_t blocks_;

@@ -49,6 +49,8 @@ public:
     v.local({contiguous(Buffer::input, r, 1), contiguous(Buffer::output, r, 1)});
   }
 
+  friend constexpr bool operator==(const AlltoallLinearSchedule&, const AlltoallLinearSchedule&) = default;
+
 private:
   RankGroup group_;
 };

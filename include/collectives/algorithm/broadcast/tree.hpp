@@ -36,6 +36,8 @@ public:
     if (role.receives) v.recv({role.peer, all});
   }
 
+  friend constexpr bool operator==(const BroadcastTreeSchedule&, const BroadcastTreeSchedule&) = default;
+
 private:
   std::size_t p_;
   TreeShape shape_;

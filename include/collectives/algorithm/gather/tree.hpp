@@ -51,6 +51,8 @@ public:
     }
   }
 
+  friend constexpr bool operator==(const GatherTreeSchedule&, const GatherTreeSchedule&) = default;
+
 private:
   std::size_t p_;
   TreeShape shape_;

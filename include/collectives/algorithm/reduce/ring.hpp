@@ -75,6 +75,8 @@ public:
     if (r == root_) v.recv({tree_root_, contiguous(Buffer::output, 0, blocks_)});
   }
 
+  friend constexpr bool operator==(const ReduceRingSchedule&, const ReduceRingSchedule&) = default;
+
 private:
   std::size_t p_;
   std::size_t root_;

@@ -94,6 +94,8 @@ public:
     if (s + drel == last + 1) v.send({ring.up(), partial});
   }
 
+  friend constexpr bool operator==(const ReduceStaggeredSchedule&, const ReduceStaggeredSchedule&) = default;
+
 private:
   std::size_t tree_root_;
   bool commutative_;

@@ -79,6 +79,8 @@ public:
     if (r == root_) v.recv({tree_root_, contiguous(Buffer::output, 0, blocks_)});
   }
 
+  friend constexpr bool operator==(const ReduceTreeSchedule&, const ReduceTreeSchedule&) = default;
+
 private:
   /// Whether r has no children in the tree: O(dimensions of the shape). The rings are
   /// walked root outward, and a node joins at the last ring in which its coordinate

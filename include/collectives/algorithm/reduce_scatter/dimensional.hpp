@@ -72,6 +72,8 @@ public:
     v.local({contiguous(Buffer::input, 0, 1), result});
   }
 
+  friend constexpr bool operator==(const ReduceScatterDimensionalSchedule&, const ReduceScatterDimensionalSchedule&) = default;
+
 private:
   Rings topo_;
   ResultSlot slot_;

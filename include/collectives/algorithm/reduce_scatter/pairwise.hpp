@@ -73,6 +73,8 @@ public:
     }
   }
 
+  friend constexpr bool operator==(const ReduceScatterPairwiseSchedule&, const ReduceScatterPairwiseSchedule&) = default;
+
 private:
   std::size_t p_;
   bool commutative_;

@@ -59,6 +59,8 @@ public:
     if (step + 1 == num_steps()) v.local({contiguous(Buffer::scratch, r, 1), result});
   }
 
+  friend constexpr bool operator==(const ReduceScatterHalvingSchedule&, const ReduceScatterHalvingSchedule&) = default;
+
 private:
   std::size_t p_;
   bool commutative_;

@@ -52,6 +52,8 @@ public:
     if (e == p - 1 && !direct) v.local({contiguous(Buffer::scratch, r, 1), result});
   }
 
+  friend constexpr bool operator==(const ReduceScatterRingSchedule&, const ReduceScatterRingSchedule&) = default;
+
 private:
   std::size_t p_;
   ResultSlot slot_;

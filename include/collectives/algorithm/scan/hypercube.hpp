@@ -63,6 +63,8 @@ public:
     }
   }
 
+  friend constexpr bool operator==(const ScanHypercubeSchedule&, const ScanHypercubeSchedule&) = default;
+
 private:
   std::size_t p_;
   bool exclusive_;

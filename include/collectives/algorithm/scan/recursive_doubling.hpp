@@ -72,6 +72,8 @@ public:
     }
   }
 
+  friend constexpr bool operator==(const ScanDoublingSchedule&, const ScanDoublingSchedule&) = default;
+
 private:
   std::size_t p_;
   bool exclusive_;

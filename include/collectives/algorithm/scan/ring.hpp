@@ -55,6 +55,8 @@ public:
     }
   }
 
+  friend constexpr bool operator==(const ScanRingSchedule&, const ScanRingSchedule&) = default;
+
 private:
   std::size_t p_;
   bool exclusive_;

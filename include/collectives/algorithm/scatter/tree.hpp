@@ -48,6 +48,8 @@ public:
       v.local({contiguous(r == root_ ? Buffer::input : Buffer::scratch, r, 1), contiguous(Buffer::output, 0, 1)});
   }
 
+  friend constexpr bool operator==(const ScatterTreeSchedule&, const ScatterTreeSchedule&) = default;
+
 private:
   std::size_t p_;
   TreeShape shape_;

@@ -139,6 +139,8 @@ public:
     return n;
   }
 
+  friend constexpr bool operator==(const RingPhases&, const RingPhases&) = default;
+
 protected:
   /// Where step `step` of the phases falls.
   constexpr PhaseStep phase_step(std::size_t step) const

@@ -36,6 +36,8 @@ struct TreeShape {
   std::array<std::uint32_t, Rings::max_dims> extent{};
   std::array<std::uint32_t, Rings::max_dims> stride{};
 
+  friend constexpr bool operator==(const TreeShape&, const TreeShape&) = default;
+
   constexpr std::size_t steps_in(std::size_t k) const { return detail::ceil_log2(extent[k]); }
   constexpr std::size_t num_steps() const
   {

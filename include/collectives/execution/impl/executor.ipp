@@ -74,15 +74,11 @@ inline void gather_from(const ByteBuffer& buf, const Pattern& pat, std::byte* ou
   }
 }
 
-struct CombineContext {
-  const Reducer* red;
-  Combine how;
-};
-
 inline void combine_on_receive(const void* ctx, std::byte* dst, const std::byte* src, std::size_t bytes)
 {
   const auto& c = *static_cast<const CombineContext*>(ctx);
-  c.red->fn(c.red->op, dst, src, bytes / c.red->elem, c.how);
+  const Reducer& red = **c.red;
+  red.fn(red.op, dst, src, bytes / red.elem, c.how);
 }
 
 /// ReceiveCombine::fn of a FusedCombine: dst's old bytes are not read.
@@ -90,8 +86,9 @@ inline void fused_on_receive(const void* ctx, std::byte* dst, const std::byte* s
 {
   const auto& f = *static_cast<const FusedCombine*>(ctx);
   const std::byte* other = f.other_base + (dst - f.dst_base);
-  if (f.how == Combine::left) f.red->fn3(f.red->op, dst, other, src, bytes / f.red->elem);
-  else f.red->fn3(f.red->op, dst, src, other, bytes / f.red->elem);
+  const Reducer& red = **f.red;
+  if (f.how == Combine::left) red.fn3(red.op, dst, other, src, bytes / red.elem);
+  else red.fn3(red.op, dst, src, other, bytes / red.elem);
 }
 
 /// Whether local op `loc` of a step can run on receipt of copying receive `rcv`: it
@@ -136,118 +133,191 @@ inline ConstBytes single_piece(const ByteBuffer& buf, std::size_t elem, const Pa
   return {start, size};
 }
 
-/// Walks the schedule's steps: per step, the requests from its operations, one exchange,
-/// the combines the transport did not do on receipt, then the local operations.
-template <class Context>
-void run_steps(const ScheduleRef& s, const EndpointRef& ep, std::array<ByteBuffer, 3> bufs, const Reducer* red,
-               Context& x, StepInfo info)
+/// Whether `plan` was made for this call: the same schedule (by value) on the same rank
+/// over the same buffers and layouts, with the same kind of reducer and transport.
+inline bool plan_fits(const Plan& plan, const ScheduleRef& s, const EndpointRef& ep,
+                      const std::array<ByteBuffer, 3>& bufs, const Reducer* red)
 {
+  if (!plan.valid || plan.schedule.visit != s.visit || plan.schedule.steps != s.steps ||
+      plan.schedule.scratch_blocks != s.scratch_blocks || plan.schedule.same != s.same ||
+      plan.rank != ep.rank || plan.combines_on_receive != ep.combines_on_receive || plan.reduces != (red != nullptr))
+    return false;
+  if (red != nullptr && (plan.kind.fn != red->fn || plan.kind.fn3 != red->fn3 || plan.kind.elem != red->elem ||
+                         plan.kind.concurrent != red->concurrent))
+    return false;
+  for (std::size_t i = 0; i < bufs.size(); ++i) {
+    const ByteBuffer& a = plan.bufs[i];
+    const ByteBuffer& b = bufs[i];
+    if (a.data != b.data || a.layout.n != b.layout.n || a.layout.k != b.layout.k) return false;
+  }
+  return s.same(plan.value.data(), s.object);
+}
+
+/// Makes `plan` for this call from the schedule's visits (see Plan). Kept for later calls
+/// (valid) only when the schedule vouches for its value (ScheduleRef::same) and no
+/// layout is counted (its counts may change behind the same pointer).
+template <class Context>
+void make_plan(Plan& plan, const ScheduleRef& s, const EndpointRef& ep, const std::array<ByteBuffer, 3>& bufs,
+               const Reducer* red, Context& x)
+{
+  plan.valid = false;
+  plan.schedule = s;
+  if (s.value_bytes != 0) std::memcpy(plan.value.data(), s.object, s.value_bytes);
+  plan.bufs = bufs;
+  plan.rank = ep.rank;
+  plan.combines_on_receive = ep.combines_on_receive;
+  plan.reduces = red != nullptr;
+  plan.kind = red != nullptr ? *red : Reducer{};
+  plan.red = red;
+  const std::size_t elem = red != nullptr ? red->elem : 1;
+  const std::size_t grain = red != nullptr && red->concurrent ? elem : 0; // see ReceiveCombine
+  plan.combine_contexts = {CombineContext{&plan.red, Combine::left}, CombineContext{&plan.red, Combine::right}};
+  plan.on_receive = {ReceiveCombine{&combine_on_receive, &plan.combine_contexts[0], grain},
+                     ReceiveCombine{&combine_on_receive, &plan.combine_contexts[1], grain}};
+  plan.steps.clear();
+  plan.sends.clear();
+  plan.recvs.clear();
+  plan.locals.clear();
+  plan.send_pieces.clear();
+  plan.recv_pieces.clear();
+  plan.send_first.clear();
+  plan.recv_first.clear();
+  plan.staged_at.clear();
+  plan.fused.clear();
+  plan.fusions.clear();
+
   const std::size_t me = ep.rank;
+  const bool transport_combines = ep.combines_on_receive;
+  auto view = [&](Buffer b) -> const ByteBuffer& { return bufs[static_cast<int>(b)]; };
+  std::size_t staging_bytes = 0;
+  for (std::size_t k = 0; k < s.steps; ++k) {
+    StepOps& ops = x.ops_;
+    ops.sends.clear();
+    ops.recvs.clear();
+    ops.locals.clear();
+    s.visit(s.object, me, k, ops);
+    PlanStep& st = plan.steps.emplace_back(); // filled in place (a copy of it stalled on store forwarding)
+    st.send_first = plan.sends.size();
+    st.sends = ops.sends.size();
+    st.recv_first = plan.recvs.size();
+    st.recvs = ops.recvs.size();
+    st.local_first = plan.locals.size();
+    st.locals = ops.locals.size();
+    st.staged_first = plan.staged_at.size();
+    plan.sends.insert(plan.sends.end(), ops.sends.begin(), ops.sends.end());
+    plan.recvs.insert(plan.recvs.end(), ops.recvs.begin(), ops.recvs.end());
+    plan.locals.insert(plan.locals.end(), ops.locals.begin(), ops.locals.end());
+    plan.fused.resize(plan.locals.size(), 0);
+    plan.fusions.resize(plan.recvs.size());
+
+    for (const auto& snd : ops.sends) {
+      plan.send_first.push_back(plan.send_pieces.size());
+      append_pieces(view(snd.blocks.buffer), elem, snd.blocks, plan.send_pieces);
+    }
+    // Combining receives land in staging (from offset 0 in every step) unless the
+    // transport combines on receipt.
+    std::size_t staged = 0;
+    for (std::size_t i = 0; i < ops.recvs.size(); ++i) {
+      const RecvOp& rcv = ops.recvs[i];
+      plan.recv_first.push_back(plan.recv_pieces.size());
+      // A transport that combines on receipt also runs a combining local op that follows
+      // a copying receive into the same blocks, in the same pass (FusedCombine).
+      if (transport_combines && rcv.combine == Combine::copy && red != nullptr && red->fn3 != nullptr)
+        for (std::size_t li = 0; li < ops.locals.size(); ++li) {
+          if (plan.fused[st.local_first + li] != 0 || !fusable(ops, li, rcv, bufs)) continue;
+          const LocalOp& loc = ops.locals[li];
+          const ConstBytes dst = single_piece(view(rcv.blocks.buffer), elem, rcv.blocks);
+          const ConstBytes other = single_piece(view(loc.from.buffer), elem, loc.from);
+          if (dst.data == nullptr || other.data == nullptr || dst.size != other.size) break;
+          plan.fused[st.local_first + li] = 1;
+          plan.fusions[st.recv_first + i] = FusedCombine{&plan.red, loc.combine, dst.data, other.data};
+          break;
+        }
+      if (rcv.combine == Combine::copy || transport_combines) {
+        append_pieces(view(rcv.blocks.buffer), elem, rcv.blocks, plan.recv_pieces);
+      } else {
+        const std::size_t n = pattern_elements(view(rcv.blocks.buffer), rcv.blocks) * elem;
+        plan.staged_at.push_back(staged);
+        if (n != 0) plan.recv_pieces.push_back(MutableBytes{nullptr, n}); // placed below
+        staged += n;
+      }
+    }
+    st.staged = staged != 0;
+    staging_bytes = staged > staging_bytes ? staged : staging_bytes;
+  }
+  plan.send_first.push_back(plan.send_pieces.size());
+  plan.recv_first.push_back(plan.recv_pieces.size());
+
+  // Staging: one region for every step, sized now, so no piece moves afterwards.
+  plan.staging_bytes = staging_bytes;
+  plan.staging = staging_bytes != 0 ? x.staging_.get(staging_bytes) : nullptr;
+  // Each staged receive's one piece (none when empty) at its offset in the region.
+  for (std::size_t i = 0, c = 0; i < plan.recvs.size(); ++i) {
+    if (plan.recvs[i].combine == Combine::copy || transport_combines) continue;
+    const std::size_t first = plan.recv_first[i];
+    if (plan.recv_first[i + 1] != first) plan.recv_pieces[first].data = plan.staging + plan.staged_at[c];
+    ++c;
+  }
+
+  // The requests, now that the piece lists are final.
+  plan.send_requests.clear();
+  plan.recv_requests.clear();
+  plan.fused_combines.assign(plan.recvs.size(), ReceiveCombine{});
+  for (std::size_t i = 0; i < plan.sends.size(); ++i)
+    plan.send_requests.push_back(SendRequest{plan.sends[i].peer,
+                                             std::span<const ConstBytes>(plan.send_pieces.data() + plan.send_first[i],
+                                                                         plan.send_first[i + 1] - plan.send_first[i])});
+  for (std::size_t i = 0; i < plan.recvs.size(); ++i) {
+    const RecvOp& rcv = plan.recvs[i];
+    const ReceiveCombine* how = nullptr;
+    if (transport_combines && rcv.combine != Combine::copy)
+      how = &plan.on_receive[rcv.combine == Combine::left ? 0 : 1];
+    if (transport_combines && plan.fusions[i].red != nullptr) {
+      plan.fused_combines[i] = ReceiveCombine{&fused_on_receive, &plan.fusions[i], grain};
+      how = &plan.fused_combines[i];
+    }
+    plan.recv_requests.push_back(RecvRequest{rcv.peer,
+                                             std::span<const MutableBytes>(plan.recv_pieces.data() + plan.recv_first[i],
+                                                                           plan.recv_first[i + 1] - plan.recv_first[i]),
+                                             how});
+  }
+  bool counted = false;
+  for (const auto& b : bufs) counted = counted || b.layout.counts != nullptr;
+  plan.valid = s.same != nullptr && !counted;
+}
+
+/// Runs the steps of `plan`: per step, one exchange of its requests, the combines the
+/// transport did not do on receipt, then the local operations.
+template <class Context>
+void run_plan(const Plan& plan, const EndpointRef& ep, const std::array<ByteBuffer, 3>& bufs, const Reducer* red,
+              Context& x, StepInfo& info)
+{
   const std::size_t elem = red != nullptr ? red->elem : 1;
   auto view = [&](Buffer b) -> const ByteBuffer& { return bufs[static_cast<int>(b)]; };
-  const CombineContext left{red, Combine::left}, right{red, Combine::right};
-  const std::size_t grain = red != nullptr && red->concurrent ? elem : 0; // see ReceiveCombine
-  const ReceiveCombine on_left{&combine_on_receive, &left, grain},
-      on_right{&combine_on_receive, &right, grain};
-  const bool transport_combines = ep.combines_on_receive;
-
-  for (std::size_t k = 0; k < s.steps; ++k) {
+  for (std::size_t k = 0; k < plan.steps.size(); ++k) {
+    const PlanStep& st = plan.steps[k];
     info.step = k;
-    ep.mark(Phase::post, true, info);
-    x.ops_.sends.clear();
-    x.ops_.recvs.clear();
-    x.ops_.locals.clear();
-    s.visit(s.object, me, k, x.ops_);
-
-    if (!x.ops_.sends.empty() || !x.ops_.recvs.empty()) {
-      x.send_pieces_.clear();
-      x.recv_pieces_.clear();
-      x.send_first_.clear();
-      x.recv_first_.clear();
-      x.staged_at_.clear();
-      for (const auto& snd : x.ops_.sends) {
-        x.send_first_.push_back(x.send_pieces_.size());
-        append_pieces(view(snd.blocks.buffer), elem, snd.blocks, x.send_pieces_);
-      }
-      x.send_first_.push_back(x.send_pieces_.size());
-      // Combining receives land in staging unless the transport combines on receipt.
-      std::size_t staged_bytes = 0;
-      if (!transport_combines)
-        for (const auto& r : x.ops_.recvs)
-          if (r.combine != Combine::copy) staged_bytes += pattern_elements(view(r.blocks.buffer), r.blocks) * elem;
-      std::byte* const staging = staged_bytes != 0 ? x.staging_.get(staged_bytes) : nullptr;
-      std::size_t staged = 0;
-      // A transport that combines on receipt also runs a combining local op that follows a
-      // copying receive into the same blocks, in the same pass (FusedCombine).
-      x.fused_.assign(x.ops_.locals.size(), 0);
-      if (transport_combines) {
-        x.fusions_.resize(x.ops_.recvs.size());
-        x.fused_combines_.resize(x.ops_.recvs.size());
-      }
-      std::size_t ri = 0;
-      for (const auto& rcv : x.ops_.recvs) {
-        const std::size_t i = ri++;
-        x.recv_first_.push_back(x.recv_pieces_.size());
-        if (transport_combines) {
-          x.fusions_[i] = {};
-          if (rcv.combine == Combine::copy && red != nullptr && red->fn3 != nullptr)
-            for (std::size_t li = 0; li < x.ops_.locals.size(); ++li) {
-              if (x.fused_[li] != 0 || !fusable(x.ops_, li, rcv, bufs)) continue;
-              const LocalOp& loc = x.ops_.locals[li];
-              const ConstBytes dst = single_piece(view(rcv.blocks.buffer), elem, rcv.blocks);
-              const ConstBytes other = single_piece(view(loc.from.buffer), elem, loc.from);
-              if (dst.data == nullptr || other.data == nullptr || dst.size != other.size) break;
-              x.fused_[li] = 1;
-              x.fusions_[i] = FusedCombine{red, loc.combine, dst.data, other.data};
-              x.fused_combines_[i] = ReceiveCombine{&fused_on_receive, &x.fusions_[i], grain};
-              break;
-            }
-        }
-        if (rcv.combine == Combine::copy || transport_combines) {
-          append_pieces(view(rcv.blocks.buffer), elem, rcv.blocks, x.recv_pieces_);
-        } else {
-          const std::size_t n = pattern_elements(view(rcv.blocks.buffer), rcv.blocks) * elem;
-          x.staged_at_.push_back(staged);
-          if (n != 0) x.recv_pieces_.push_back(MutableBytes{staging + staged, n});
-          staged += n;
-        }
-      }
-      x.recv_first_.push_back(x.recv_pieces_.size());
-      x.sends_.clear();
-      x.recvs_.clear();
-      for (std::size_t i = 0; i < x.ops_.sends.size(); ++i)
-        x.sends_.push_back(SendRequest{x.ops_.sends[i].peer,
-                                       std::span<const ConstBytes>(x.send_pieces_.data() + x.send_first_[i],
-                                                                   x.send_first_[i + 1] - x.send_first_[i])});
-      for (std::size_t i = 0; i < x.ops_.recvs.size(); ++i) {
-        const auto& rcv = x.ops_.recvs[i];
-        const ReceiveCombine* how = nullptr;
-        if (transport_combines && rcv.combine != Combine::copy) how = rcv.combine == Combine::left ? &on_left : &on_right;
-        if (transport_combines && x.fusions_[i].red != nullptr) how = &x.fused_combines_[i];
-        x.recvs_.push_back(RecvRequest{rcv.peer,
-                                       std::span<const MutableBytes>(x.recv_pieces_.data() + x.recv_first_[i],
-                                                                     x.recv_first_[i + 1] - x.recv_first_[i]),
-                                       how});
-      }
-      ep.mark(Phase::post, false, info);
-      ep.exchange(ep.ep, std::span<const SendRequest>(x.sends_), std::span<const RecvRequest>(x.recvs_), info);
-      if (staging != nullptr) {
+    if (k != 0) ep.mark(Phase::post, true, info); // step 0's began before the plan was found
+    ep.mark(Phase::post, false, info);
+    if (st.sends != 0 || st.recvs != 0) {
+      ep.exchange(ep.ep, std::span<const SendRequest>(plan.send_requests.data() + st.send_first, st.sends),
+                  std::span<const RecvRequest>(plan.recv_requests.data() + st.recv_first, st.recvs), info);
+      if (st.staged) {
         ep.mark(Phase::combine, true, info);
-        std::size_t c = 0;
-        for (const auto& rcv : x.ops_.recvs)
+        std::size_t c = st.staged_first;
+        for (std::size_t i = 0; i < st.recvs; ++i) {
+          const RecvOp& rcv = plan.recvs[st.recv_first + i];
           if (rcv.combine != Combine::copy)
-            scatter_into(view(rcv.blocks.buffer), rcv.blocks, staging + x.staged_at_[c++], rcv.combine, red,
-                                 elem);
+            scatter_into(view(rcv.blocks.buffer), rcv.blocks, plan.staging + plan.staged_at[c++], rcv.combine, red,
+                         elem);
+        }
         ep.mark(Phase::combine, false, info);
       }
-    } else {
-      ep.mark(Phase::post, false, info);
-      x.fused_.assign(x.ops_.locals.size(), 0);
     }
 
-    for (std::size_t li = 0; li < x.ops_.locals.size(); ++li) {
-      if (x.fused_[li] != 0) continue; // done on receipt
-      const LocalOp& loc = x.ops_.locals[li];
+    for (std::size_t li = 0; li < st.locals; ++li) {
+      if (plan.fused[st.local_first + li] != 0) continue; // done on receipt
+      const LocalOp& loc = plan.locals[st.local_first + li];
       const ByteBuffer& from = view(loc.from.buffer);
       const ByteBuffer& to = view(loc.to.buffer);
       const Phase ph = loc.combine == Combine::copy ? Phase::copy : Phase::combine;
@@ -282,11 +352,44 @@ void run_steps(const ScheduleRef& s, const EndpointRef& ep, std::array<ByteBuffe
   }
 }
 
-#if defined(COLLECTIVES_SEPARATE_COMPILATION)
-void run_schedule_core(const ScheduleRef& s, const EndpointRef& ep, std::array<ByteBuffer, 3> bufs,
-                       const Reducer* red, ExecContext& x, StepInfo info)
+/// Runs a call: with the plan an earlier call left for it (ExecContext keeps the latest few),
+/// or with one made now from the schedule's visits.
+template <class Context>
+void run_steps(const ScheduleRef& s, const EndpointRef& ep, const std::array<ByteBuffer, 3>& bufs, const Reducer* red,
+               Context& x, const StepInfo& call)
 {
-  run_steps(s, ep, bufs, red, x, info);
+  StepInfo info = call;
+  if (info.steps == 0) info.steps = s.steps;
+  if (red != nullptr) info.element_bytes = red->elem;
+  if (s.steps == 0) return;
+  info.step = 0;
+  ep.mark(Phase::post, true, info);
+  ++x.calls_;
+  Plan* plan = nullptr;
+  if (s.same != nullptr)
+    for (Plan& p : x.plans_)
+      if (plan_fits(p, s, ep, bufs, red) && (p.staging_bytes == 0 || x.staging_.get(p.staging_bytes) == p.staging)) {
+        plan = &p;
+        break;
+      }
+  if (plan != nullptr) {
+    ++x.plans_reused_;
+    plan->red = red; // this call's operator
+  } else {
+    plan = &x.plans_[0];
+    for (Plan& p : x.plans_)
+      if (p.used < plan->used) plan = &p;
+    make_plan(*plan, s, ep, bufs, red, x);
+  }
+  plan->used = x.calls_;
+  run_plan(*plan, ep, bufs, red, x, info);
+}
+
+#if defined(COLLECTIVES_SEPARATE_COMPILATION)
+void run_schedule_core(const ScheduleRef& s, const EndpointRef& ep, const std::array<ByteBuffer, 3>& bufs,
+                       const Reducer* red, ExecContext& x, const StepInfo& call)
+{
+  run_steps(s, ep, bufs, red, x, call);
 }
 #endif
 

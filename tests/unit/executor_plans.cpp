@@ -1,0 +1,316 @@
+// The executor's plans (detail::Plan): a collective called again with the same schedule over
+// the same buffers runs the plan the call before made, without visiting the schedule. What
+// must hold: every call computes with its own data and its own operator, a call that differs
+// in anything else (root, size, in place, operator type, buffers, transport) never runs
+// another call's plan, and a user's schedule run through execute() is never kept.
+//
+// Catch2's assertions are not thread-safe, so rank functions only record what they saw;
+// the checks run on the test's thread after Team::run returns.
+
+#include <catch2/catch.hpp>
+
+#include "../support/harness.hpp"
+
+#include <boost/hana/for_each.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+using namespace collectives;
+
+namespace {
+
+/// (a + b) mod `mod`: associative and commutative, and its value decides the result, so a
+/// plan that kept an earlier call's operator would be caught.
+struct ModAdd {
+  std::uint64_t mod = 7;
+  std::uint64_t operator()(std::uint64_t a, std::uint64_t b) const { return (a + b) % mod; }
+};
+
+/// A threads endpoint, combining on receipt (as it does) or not: then the executor stages
+/// combining receives and combines them itself (the path the MPI transport takes).
+template <bool Combines>
+class Wrapped {
+public:
+  static constexpr bool combines_on_receive = Combines;
+  explicit Wrapped(threads::Endpoint& ep) : ep_(&ep) {}
+  std::size_t rank() const { return ep_->rank(); }
+  std::size_t size() const { return ep_->size(); }
+  CostModel cost_model() const { return ep_->cost_model(); }
+  std::uint64_t begin_call() { return ep_->begin_call(); }
+  void exchange(std::span<const SendRequest> s, std::span<const RecvRequest> r) { ep_->exchange(s, r); }
+  void exchange(std::span<const SendRequest> s, std::span<const RecvRequest> r, const StepInfo& info)
+  {
+    ep_->exchange(s, r, info);
+  }
+
+private:
+  threads::Endpoint* ep_;
+};
+
+/// Rank r's contribution in round `round`: different every round, so a result computed
+/// from an earlier round's data shows.
+std::uint64_t contribution(std::size_t r, std::size_t i, std::size_t round)
+{
+  return 1000 * r + 10 * i + 7 * round + 1;
+}
+
+/// Runs a list of different calls on every rank of a team of p bound to Ring<>{p}, each
+/// call twice in a row (new data each time), the list `rounds` times over, over the same
+/// buffers; returns each rank's mismatches against the serial reference (as text) and the
+/// plans it reused.
+struct Outcome {
+  std::vector<std::string> wrong;
+  std::uint64_t reused = 0;
+};
+
+template <bool Combines>
+std::vector<Outcome> run_calls(std::size_t p, std::size_t rounds)
+{
+  std::vector<Outcome> outcome(p);
+  threads::Team team(p);
+  team.run([&](threads::Endpoint& raw) {
+    Wrapped<Combines> ep(raw);
+    Communicator<Wrapped<Combines>, Ring<>> comm(ep, Ring<>{p});
+    const std::size_t r = ep.rank();
+    std::vector<std::uint64_t> in(7), out(7), inout(7), blocks(7 * p), gathered(7 * p), bcast(5);
+    std::size_t seed = 0;
+    auto sum = [&](std::size_t i, std::uint64_t mod, std::size_t upto) {
+      std::uint64_t s = 0;
+      for (std::size_t q = 0; q < upto; ++q) s = mod == 0 ? s + contribution(q, i, seed) : (s + contribution(q, i, seed)) % mod;
+      return s;
+    };
+    // Each call returns whether this rank's result is the serial reference's.
+    std::vector<std::pair<std::string, std::function<bool()>>> calls;
+    calls.emplace_back("allreduce (+)", [&] {
+      allreduce(comm, std::span<const std::uint64_t>(in), std::span<std::uint64_t>(out), std::plus<>{});
+      bool ok = true;
+      for (std::size_t i = 0; i < 7; ++i) ok = ok && out[i] == sum(i, 0, p);
+      return ok;
+    });
+    // The same operator type with another value: the plan may be kept, the operator not.
+    for (std::uint64_t mod : {7u, 11u})
+      calls.emplace_back("allreduce (mod " + std::to_string(mod) + ")", [&, mod] {
+        allreduce(comm, std::span<const std::uint64_t>(in), std::span<std::uint64_t>(out), ModAdd{mod});
+        bool ok = true;
+        for (std::size_t i = 0; i < 7; ++i) ok = ok && out[i] == sum(i, mod, p);
+        return ok;
+      });
+    calls.emplace_back("allreduce in place", [&] {
+      inout = in;
+      allreduce(comm, std::span<const std::uint64_t>(inout), std::span<std::uint64_t>(inout), std::plus<>{});
+      bool ok = true;
+      for (std::size_t i = 0; i < 7; ++i) ok = ok && inout[i] == sum(i, 0, p);
+      return ok;
+    });
+    calls.emplace_back("allreduce of 3", [&] { // another layout over the same buffers
+      allreduce(comm, std::span<const std::uint64_t>(in.data(), 3), std::span<std::uint64_t>(out.data(), 3),
+                std::plus<>{});
+      bool ok = true;
+      for (std::size_t i = 0; i < 3; ++i) ok = ok && out[i] == sum(i, 0, p);
+      return ok;
+    });
+    for (std::size_t root = 0; root < p; ++root) { // schedules that differ by value only
+      calls.emplace_back("broadcast from " + std::to_string(root), [&, root] {
+        for (std::size_t i = 0; i < bcast.size(); ++i) bcast[i] = r == root ? contribution(root, i, seed) : 0;
+        broadcast(comm, std::span<std::uint64_t>(bcast), root);
+        bool ok = true;
+        for (std::size_t i = 0; i < bcast.size(); ++i) ok = ok && bcast[i] == contribution(root, i, seed);
+        return ok;
+      });
+      calls.emplace_back("reduce to " + std::to_string(root), [&, root] {
+        std::fill(out.begin(), out.end(), 0);
+        reduce(comm, std::span<const std::uint64_t>(in), std::span<std::uint64_t>(out), std::plus<>{}, root);
+        bool ok = true;
+        for (std::size_t i = 0; i < 7; ++i) ok = ok && out[i] == (r == root ? sum(i, 0, p) : 0);
+        return ok;
+      });
+    }
+    calls.emplace_back("allgather", [&] {
+      allgather(comm, std::span<const std::uint64_t>(in), std::span<std::uint64_t>(gathered));
+      bool ok = true;
+      for (std::size_t q = 0; q < p; ++q)
+        for (std::size_t i = 0; i < 7; ++i) ok = ok && gathered[q * 7 + i] == contribution(q, i, seed);
+      return ok;
+    });
+    calls.emplace_back("alltoall", [&] {
+      for (std::size_t q = 0; q < p; ++q)
+        for (std::size_t i = 0; i < 7; ++i) blocks[q * 7 + i] = contribution(r, q * 7 + i, seed);
+      alltoall(comm, std::span<const std::uint64_t>(blocks), std::span<std::uint64_t>(gathered));
+      bool ok = true;
+      for (std::size_t q = 0; q < p; ++q)
+        for (std::size_t i = 0; i < 7; ++i) ok = ok && gathered[q * 7 + i] == contribution(q, r * 7 + i, seed);
+      return ok;
+    });
+    calls.emplace_back("scan", [&] {
+      scan(comm, std::span<const std::uint64_t>(in), std::span<std::uint64_t>(out), std::plus<>{});
+      bool ok = true;
+      for (std::size_t i = 0; i < 7; ++i) ok = ok && out[i] == sum(i, 0, r + 1);
+      return ok;
+    });
+
+    for (std::size_t round = 0; round < rounds; ++round)
+      for (const auto& [name, call] : calls)
+        for (int twice = 0; twice < 2; ++twice) {
+          ++seed; // new data every call
+          for (std::size_t i = 0; i < in.size(); ++i) in[i] = contribution(r, i, seed);
+          if (!call()) outcome[r].wrong.push_back(name + ", round " + std::to_string(round));
+        }
+    outcome[r].reused = comm.context().plans_reused();
+  });
+  return outcome;
+}
+
+/// Two ranks swap block 0 of their input into block 0 of their output: a user's schedule.
+struct Swap {
+  struct Op {};
+  constexpr std::size_t size() const { return 2; }
+  constexpr std::size_t num_steps() const { return 1; }
+  constexpr std::size_t scratch_blocks() const { return 0; }
+  constexpr Op operation() const { return {}; }
+  template <class V>
+  constexpr void visit(std::size_t r, std::size_t, V& v) const
+  {
+    v.send({1 - r, contiguous(Buffer::input, 0, 1)});
+    v.recv({1 - r, contiguous(Buffer::output, 0, 1)});
+  }
+};
+
+} // namespace
+
+namespace {
+
+/// Whether every algorithm of collective C that has a schedule on `topo` has one a plan can
+/// keep; the names of those that do not, in `missing`.
+template <Collective C, class Topo>
+void check_keepable(const Topo& topo, std::vector<std::string>& missing)
+{
+  boost::hana::for_each(algorithms<C>, [&](auto a) {
+    using A = decltype(a);
+    if constexpr (requires { A::schedule(topo, Problem{}); }) {
+      using S = decltype(A::schedule(topo, Problem{}));
+      if (!detail::keepable_schedule<S>) missing.push_back(std::string(collective_name(C)) + " " + A::name);
+    }
+  });
+}
+
+template <class Topo>
+std::vector<std::string> unkeepable(const Topo& topo)
+{
+  std::vector<std::string> missing;
+  check_keepable<Collective::broadcast>(topo, missing);
+  check_keepable<Collective::reduce>(topo, missing);
+  check_keepable<Collective::allgather>(topo, missing);
+  check_keepable<Collective::reduce_scatter>(topo, missing);
+  check_keepable<Collective::allreduce>(topo, missing);
+  check_keepable<Collective::scan>(topo, missing);
+  check_keepable<Collective::scatter>(topo, missing);
+  check_keepable<Collective::gather>(topo, missing);
+  check_keepable<Collective::alltoall>(topo, missing);
+  check_keepable<Collective::shift>(topo, missing);
+  check_keepable<Collective::alltoallv>(topo, missing);
+  check_keepable<Collective::barrier>(topo, missing);
+  return missing;
+}
+
+} // namespace
+
+TEST_CASE("executor plans: every algorithm's schedule can be kept", "[threads][executor][plans]")
+{
+  // Trivially copyable, at most plan_key_bytes, and compared by operator== or, without
+  // padding, by its bytes: otherwise its calls would never reuse a plan.
+  CHECK(unkeepable(Ring<>{6}) == std::vector<std::string>{});
+  CHECK(unkeepable(Mesh<>{2, 3}) == std::vector<std::string>{});
+  CHECK(unkeepable(Hypercube<>::of_dims(3)) == std::vector<std::string>{});
+  // A schedule with padding and no operator== is not kept (its padding could differ).
+  struct Padded {
+    std::size_t p = 2;
+    bool flag = false;
+    std::size_t more = 0;
+  };
+  static_assert(!detail::keepable_schedule<Padded>);
+  static_assert(detail::keepable_schedule<Swap>);
+}
+
+TEST_CASE("executor plans: repeated calls run the kept plan with their own data and operator",
+          "[threads][executor][plans]")
+{
+  for (std::size_t p : {2, 3, 4, 5}) {
+    INFO("p = " << p);
+    const auto outcome = run_calls<true>(p, 3);
+    for (std::size_t r = 0; r < p; ++r) {
+      INFO("rank " << r);
+      for (const auto& w : outcome[r].wrong) FAIL_CHECK(w);
+      CHECK(outcome[r].wrong.empty());
+      // The second call of every pair runs the first's plan, and so does the first
+      // allreduce with ModAdd{11}, the plan of ModAdd{7}'s: 8 + 2p kinds of call, 3 rounds.
+      CHECK(outcome[r].reused == 3 * (8 + 2 * p + 1));
+    }
+  }
+}
+
+TEST_CASE("executor plans: a transport that does not combine on receipt stages through the kept plan",
+          "[threads][executor][plans]")
+{
+  for (std::size_t p : {2, 3}) {
+    INFO("p = " << p);
+    const auto outcome = run_calls<false>(p, 2);
+    for (std::size_t r = 0; r < p; ++r) {
+      INFO("rank " << r);
+      for (const auto& w : outcome[r].wrong) FAIL_CHECK(w);
+      CHECK(outcome[r].wrong.empty());
+      CHECK(outcome[r].reused == 2 * (8 + 2 * p + 1));
+    }
+  }
+}
+
+TEST_CASE("executor plans: a call over other buffers makes its own plan", "[threads][executor][plans]")
+{
+  // Two live output buffers used in turn: the plan of one must never write into the other.
+  std::vector<std::vector<double>> a(2, std::vector<double>(5, -1.0)), b(2, std::vector<double>(5, -1.0));
+  std::vector<std::uint64_t> reused(2);
+  threads::Team team(2);
+  team.run([&](threads::Endpoint& ep) {
+    Communicator<threads::Endpoint, Ring<2>> comm(ep, Ring<2>{});
+    const std::size_t r = ep.rank();
+    std::vector<double> in(5);
+    for (int round = 0; round < 3; ++round) {
+      for (std::size_t i = 0; i < 5; ++i) in[i] = static_cast<double>(10 * r + i + round);
+      allreduce(comm, std::span<const double>(in), std::span<double>(round % 2 == 0 ? a[r] : b[r]), std::plus<>{});
+    }
+    reused[r] = comm.context().plans_reused();
+  });
+  for (std::size_t r = 0; r < 2; ++r)
+    for (std::size_t i = 0; i < 5; ++i) {
+      // Rounds 0 and 2 wrote a, round 1 wrote b: (10 * 0 + i + round) + (10 * 1 + i + round).
+      CHECK(a[r][i] == static_cast<double>(10 + 2 * i + 4));
+      CHECK(b[r][i] == static_cast<double>(10 + 2 * i + 2));
+    }
+  // Round 2 ran round 0's plan (a is its output again); round 1 made its own.
+  CHECK(reused == std::vector<std::uint64_t>{1, 1});
+}
+
+TEST_CASE("executor plans: execute() never keeps the plan of a user's schedule", "[threads][executor][plans]")
+{
+  std::vector<std::vector<int>> out(2, std::vector<int>(1, -1));
+  std::vector<std::uint64_t> reused(2);
+  threads::Team team(2);
+  team.run([&](threads::Endpoint& ep) {
+    const std::size_t r = ep.rank();
+    ExecContext ctx;
+    for (int round = 0; round < 3; ++round) {
+      const std::vector<int> in{static_cast<int>(10 * r) + round};
+      execute(Swap{}, ep, ctx, in.data(), BlockLayout{1}, out[r].data(), BlockLayout{1}, BlockLayout{1});
+    }
+    reused[r] = ctx.plans_reused();
+  });
+  CHECK(out[0][0] == 12);
+  CHECK(out[1][0] == 2);
+  CHECK(reused == std::vector<std::uint64_t>{0, 0});
+}
