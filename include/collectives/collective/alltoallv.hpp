@@ -47,6 +47,17 @@ inline void check_v_layout(std::size_t p, const std::size_t* counts, std::size_t
                      " elements) does not fit in the ", side, " range of ", n, " elements"});
   if (!receive) return;
   // Two receives into the same elements would leave them depending on message order.
+  // Blocks in ascending order (packed, the common case) are checked in one pass, with no
+  // allocation; others are sorted by displacement first.
+  bool ascending = true;
+  for (std::size_t j = 0, last = p; j < p && ascending; ++j) {
+    if (counts[j] == 0) continue;
+    if (last != p && displs[j] < displs[last]) ascending = false;
+    else if (last != p && displs[last] + counts[last] > displs[j])
+      throw_invalid({call, "receive blocks ", last, " and ", j, " overlap"});
+    else last = j;
+  }
+  if (ascending) return;
   std::vector<std::size_t> order;
   order.reserve(p);
   for (std::size_t j = 0; j < p; ++j)
@@ -68,17 +79,16 @@ constexpr void check_v_extent()
     static_assert(N == P, "collectives::alltoallv: a count or displacement range does not have p entries");
 }
 
-/// Exclusive prefix sums of counts: the displacements of blocks packed back to back.
+/// Exclusive prefix sums of counts into `displs`: the displacements of blocks packed back
+/// to back.
 template <count_range C>
-std::vector<std::size_t> packed_displacements(const C& counts)
+void packed_displacements(const C& counts, std::size_t* displs)
 {
-  std::vector<std::size_t> displs(std::ranges::size(counts));
   std::size_t at = 0;
-  for (std::size_t j = 0; j < displs.size(); ++j) {
+  for (std::size_t j = 0; j < std::ranges::size(counts); ++j) {
     displs[j] = at;
     at += std::ranges::data(counts)[j];
   }
-  return displs;
 }
 
 } // namespace detail
@@ -151,8 +161,13 @@ struct alltoallv_fn {
   {
     detail::check_v_extent<typename Comm::topology_type, SC>();
     detail::check_v_extent<typename Comm::topology_type, RC>();
-    (*this)(comm, send, send_counts, detail::packed_displacements(send_counts), std::forward<Recv>(recv), recv_counts,
-            detail::packed_displacements(recv_counts), alg);
+    // The displacements live in the communicator's memory: a call in a loop allocates nothing.
+    const std::size_t ns = std::ranges::size(send_counts), nr = std::ranges::size(recv_counts);
+    std::size_t* displs = comm.context().displacements(ns + nr);
+    detail::packed_displacements(send_counts, displs);
+    detail::packed_displacements(recv_counts, displs + ns);
+    (*this)(comm, send, send_counts, std::span<const std::size_t>(displs, ns), std::forward<Recv>(recv), recv_counts,
+            std::span<const std::size_t>(displs + ns, nr), alg);
   }
 };
 

@@ -268,6 +268,9 @@ struct Plan {
   ScheduleRef schedule{};                     // object: not compared (value is, by `same`)
   alignas(plan_key_align) std::array<unsigned char, plan_key_bytes> value{}; // the schedule's copy
   std::array<ByteBuffer, 3> bufs{};
+  // Counted layouts: their counts and displacements of blocks 0 .. n - 1 (every block the
+  // plan's patterns name), compared by value: an alltoallv's may change behind one pointer.
+  std::array<std::vector<std::size_t>, 3> counts, displs;
   std::size_t rank = 0;
   bool combines_on_receive = false;
   bool reduces = false;                       // a Reducer was given
@@ -361,6 +364,12 @@ public:
   /// A copy of an in-place call's contribution, for schedules that read their input
   /// while writing the output.
   std::byte* contribution(std::size_t bytes) { return contribution_.get(bytes); }
+  /// Room for n displacements (alltoallv's packed form), kept between calls.
+  std::size_t* displacements(std::size_t n)
+  {
+    if (displacements_.size() < n) displacements_.resize(n);
+    return displacements_.data();
+  }
   /// Calls that ran a plan kept from an earlier call (the same schedule over the same
   /// buffers), without visiting the schedule or building requests.
   std::uint64_t plans_reused() const { return plans_reused_; }
@@ -368,7 +377,7 @@ public:
   std::size_t bytes_held() const
   {
     return scratch_.capacity() + staging_.capacity() + local_.capacity() + result_.capacity() +
-           contribution_.capacity();
+           contribution_.capacity() + displacements_.capacity() * sizeof(std::size_t);
   }
 
 private:
@@ -387,6 +396,7 @@ private:
   std::array<detail::Plan, 4> plans_; // the latest calls' plans (least recently used goes)
   std::uint64_t calls_ = 0;
   std::uint64_t plans_reused_ = 0;
+  std::vector<std::size_t> displacements_;
   detail::AlignedRegion scratch_, staging_, local_, result_, contribution_;
 };
 

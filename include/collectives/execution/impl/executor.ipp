@@ -148,14 +148,18 @@ inline bool plan_fits(const Plan& plan, const ScheduleRef& s, const EndpointRef&
   for (std::size_t i = 0; i < bufs.size(); ++i) {
     const ByteBuffer& a = plan.bufs[i];
     const ByteBuffer& b = bufs[i];
-    if (a.data != b.data || a.layout.n != b.layout.n || a.layout.k != b.layout.k) return false;
+    if (a.data != b.data || a.layout.n != b.layout.n || a.layout.k != b.layout.k ||
+        (a.layout.counts == nullptr) != (b.layout.counts == nullptr))
+      return false;
+    if (b.layout.counts != nullptr)
+      for (std::size_t j = 0; j < plan.counts[i].size(); ++j)
+        if (plan.counts[i][j] != b.layout.counts[j] || plan.displs[i][j] != b.layout.displs[j]) return false;
   }
   return s.same(plan.value.data(), s.object);
 }
 
 /// Makes `plan` for this call from the schedule's visits (see Plan). Kept for later calls
-/// (valid) only when the schedule vouches for its value (ScheduleRef::same) and no
-/// layout is counted (its counts may change behind the same pointer).
+/// (valid) only when the schedule vouches for its value (ScheduleRef::same).
 template <class Context>
 void make_plan(Plan& plan, const ScheduleRef& s, const EndpointRef& ep, const std::array<ByteBuffer, 3>& bufs,
                const Reducer* red, Context& x)
@@ -281,9 +285,26 @@ void make_plan(Plan& plan, const ScheduleRef& s, const EndpointRef& ep, const st
                                                                            plan.recv_first[i + 1] - plan.recv_first[i]),
                                              how});
   }
-  bool counted = false;
-  for (const auto& b : bufs) counted = counted || b.layout.counts != nullptr;
-  plan.valid = s.same != nullptr && !counted;
+  // Counted layouts: keep the counts and displacements of every block a pattern names.
+  std::array<std::size_t, 3> blocks{};
+  auto note = [&](const Pattern& pat) {
+    const auto i = static_cast<std::size_t>(pat.buffer);
+    if (bufs[i].layout.counts != nullptr)
+      for (std::size_t j = 0; j < pat.count; ++j)
+        if (pat[j] >= blocks[i]) blocks[i] = pat[j] + 1;
+  };
+  for (const SendOp& op : plan.sends) note(op.blocks);
+  for (const RecvOp& op : plan.recvs) note(op.blocks);
+  for (const LocalOp& op : plan.locals) {
+    note(op.from);
+    note(op.to);
+  }
+  for (std::size_t i = 0; i < bufs.size(); ++i) {
+    const BlockLayout& l = bufs[i].layout;
+    plan.counts[i].assign(l.counts, l.counts == nullptr ? l.counts : l.counts + blocks[i]);
+    plan.displs[i].assign(l.displs, l.counts == nullptr ? l.displs : l.displs + blocks[i]);
+  }
+  plan.valid = s.same != nullptr;
 }
 
 /// Runs the steps of `plan`: per step, one exchange of its requests, the combines the
