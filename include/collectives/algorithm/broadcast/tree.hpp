@@ -9,6 +9,7 @@
 #include <collectives/topology/concepts.hpp>
 
 #include <cstddef>
+#include <utility>
 
 namespace collectives {
 
@@ -18,8 +19,9 @@ namespace collectives {
 /// broadcast phase by phase. Cost: (t_s + t_w m) ceil(log p) plus hops.
 class BroadcastTreeSchedule {
 public:
-  constexpr BroadcastTreeSchedule(std::size_t p, const TreeShape& shape, std::size_t root, std::size_t blocks = 1)
-    : p_(p), shape_(shape), root_(root), blocks_(blocks) {}
+  template <shape_source Shape>
+  constexpr BroadcastTreeSchedule(std::size_t p, Shape&& shape, std::size_t root, std::size_t blocks = 1)
+    : p_(p), shape_(shape_from(std::forward<Shape>(shape))), root_(root), blocks_(blocks) {}
   constexpr std::size_t size() const { return p_; }
   constexpr std::size_t num_steps() const { return shape_.num_steps() > 0 ? shape_.num_steps() : 1; }
   constexpr std::size_t scratch_blocks() const { return 0; }
@@ -54,7 +56,7 @@ struct BroadcastTree : AlgorithmBase<Collective::broadcast> {
   template <topology T>
   static constexpr auto schedule(const T& t, const Problem& pr)
   {
-    return BroadcastTreeSchedule(t.size(), Shape::of(t), pr.root);
+    return BroadcastTreeSchedule(t.size(), [&] { return Shape::of(t); }, pr.root);
   }
 };
 } // namespace detail

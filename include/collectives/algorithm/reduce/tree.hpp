@@ -13,6 +13,7 @@
 #include <collectives/algorithm/reduce/partials.hpp>
 
 #include <cstddef>
+#include <utility>
 
 namespace collectives {
 
@@ -25,9 +26,10 @@ namespace collectives {
 /// Cost: (t_s + t_w m) ceil(log p) (+1 step for a non-commutative operator and root != 0).
 class ReduceTreeSchedule {
 public:
-  constexpr ReduceTreeSchedule(std::size_t p, const TreeShape& shape, std::size_t root, bool commutative,
+  template <shape_source Shape>
+  constexpr ReduceTreeSchedule(std::size_t p, Shape&& shape, std::size_t root, bool commutative,
                                std::size_t blocks = 1, Partials partials = Partials::scratch, bool fold_late = false)
-    : p_(p), shape_(shape), root_(root), tree_root_(commutative ? root : 0), commutative_(commutative),
+    : p_(p), shape_(shape_from(std::forward<Shape>(shape))), root_(root), tree_root_(commutative ? root : 0), commutative_(commutative),
       blocks_(blocks), partials_(partials), fold_late_(fold_late && partials != Partials::in_place && p > 1) {}
   constexpr std::size_t size() const { return p_; }
   constexpr std::size_t num_steps() const { return 1 + shape_.num_steps() + (tree_root_ != root_ ? 1 : 0); }
@@ -128,7 +130,8 @@ struct ReduceTree : AlgorithmBase<Collective::reduce> {
   template <topology T>
   static constexpr auto schedule(const T& t, const Problem& pr)
   {
-    return ReduceTreeSchedule(t.size(), Shape::of(t), pr.root, pr.commutative, 1, Partials::scratch, !pr.in_place);
+    return ReduceTreeSchedule(t.size(), [&] { return Shape::of(t); }, pr.root, pr.commutative, 1, Partials::scratch,
+                              !pr.in_place);
   }
 };
 } // namespace detail

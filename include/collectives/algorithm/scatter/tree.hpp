@@ -12,6 +12,7 @@
 #include <collectives/topology/concepts.hpp>
 
 #include <cstddef>
+#include <utility>
 
 namespace collectives {
 
@@ -21,8 +22,9 @@ namespace collectives {
 /// Cost: t_s log p + t_w m (p - 1) on a hypercube.
 class ScatterTreeSchedule {
 public:
-  constexpr ScatterTreeSchedule(std::size_t p, const TreeShape& shape, std::size_t root, bool in_place = false)
-    : p_(p), shape_(shape), root_(root), in_place_(in_place) {}
+  template <shape_source Shape>
+  constexpr ScatterTreeSchedule(std::size_t p, Shape&& shape, std::size_t root, bool in_place = false)
+    : p_(p), shape_(shape_from(std::forward<Shape>(shape))), root_(root), in_place_(in_place) {}
   constexpr std::size_t size() const { return p_; }
   constexpr std::size_t num_steps() const { return shape_.num_steps() > 0 ? shape_.num_steps() : 1; }
   constexpr std::size_t scratch_blocks() const { return in_place_ ? 0 : p_; }
@@ -66,7 +68,7 @@ struct ScatterTree : AlgorithmBase<Collective::scatter> {
   template <topology T>
   static constexpr auto schedule(const T& t, const Problem& pr)
   {
-    return ScatterTreeSchedule(t.size(), Shape::of(t), pr.root);
+    return ScatterTreeSchedule(t.size(), [&] { return Shape::of(t); }, pr.root);
   }
 };
 } // namespace detail

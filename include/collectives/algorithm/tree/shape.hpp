@@ -21,9 +21,12 @@
 #include <collectives/topology/concepts.hpp>
 
 #include <array>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
+#include <utility>
 
 namespace collectives {
 
@@ -36,7 +39,15 @@ struct TreeShape {
   std::array<std::uint32_t, Rings::max_dims> extent{};
   std::array<std::uint32_t, Rings::max_dims> stride{};
 
-  friend constexpr bool operator==(const TreeShape&, const TreeShape&) = default;
+  /// The same rings (entries past ndims are zero in every shape the library builds, and
+  /// are not compared: a kept plan compares shapes on every call).
+  friend constexpr bool operator==(const TreeShape& a, const TreeShape& b)
+  {
+    if (a.ndims != b.ndims) return false;
+    for (std::size_t k = 0; k < a.ndims; ++k)
+      if (a.extent[k] != b.extent[k] || a.stride[k] != b.stride[k]) return false;
+    return true;
+  }
 
   constexpr std::size_t steps_in(std::size_t k) const { return detail::ceil_log2(extent[k]); }
   constexpr std::size_t num_steps() const
@@ -55,6 +66,19 @@ struct TreeShape {
     return q < extent[k] ? q : q % extent[k];
   }
 };
+
+/// A tree schedule's shape argument: a TreeShape, or a function that returns one, which is
+/// then built straight into the schedule (a front end builds its schedule on every call,
+/// and copying the 264-byte shape into it was a third of an 8-byte broadcast's own work).
+template <class S>
+concept shape_source = std::convertible_to<S, TreeShape> || std::is_invocable_r_v<TreeShape, S>;
+
+template <shape_source S>
+constexpr TreeShape shape_from(S&& s)
+{
+  if constexpr (std::is_invocable_r_v<TreeShape, S>) return std::forward<S>(s)();
+  else return std::forward<S>(s);
+}
 
 /// One ring of p nodes.
 constexpr TreeShape ring_shape(std::size_t p)
