@@ -336,12 +336,12 @@ template <class Context>
 void run_steps(const ScheduleRef& s, const EndpointRef& ep, const std::array<ByteBuffer, 3>& bufs, const Reducer* red,
                Context& x, const StepInfo& call);
 
-/// Makes and runs the plans of run_steps (execution/impl/executor.ipp).
-template <class Context>
-void make_plan(Plan& plan, const ScheduleRef& s, const EndpointRef& ep, const std::array<ByteBuffer, 3>& bufs,
+/// Makes and runs the plans of run_steps (execution/impl/executor.ipp; P is Plan).
+template <class P, class Context>
+void make_plan(P& plan, const ScheduleRef& s, const EndpointRef& ep, const std::array<ByteBuffer, 3>& bufs,
                const Reducer* red, Context& x);
-template <class Context>
-void run_plan(const Plan& plan, const EndpointRef& ep, const std::array<ByteBuffer, 3>& bufs, const Reducer* red,
+template <class P, class Context>
+void run_plan(const P& plan, const EndpointRef& ep, const std::array<ByteBuffer, 3>& bufs, const Reducer* red,
               Context& x, StepInfo& info);
 
 #if defined(COLLECTIVES_SEPARATE_COMPILATION)
@@ -385,12 +385,12 @@ private:
   friend void detail::run_steps(const detail::ScheduleRef&, const detail::EndpointRef&,
                                 const std::array<detail::ByteBuffer, 3>&, const detail::Reducer*, Context&,
                                 const StepInfo&);
-  template <class Context>
-  friend void detail::make_plan(detail::Plan&, const detail::ScheduleRef&, const detail::EndpointRef&,
+  template <class P, class Context>
+  friend void detail::make_plan(P&, const detail::ScheduleRef&, const detail::EndpointRef&,
                                 const std::array<detail::ByteBuffer, 3>&, const detail::Reducer*, Context&);
-  template <class Context>
-  friend void detail::run_plan(const detail::Plan&, const detail::EndpointRef&,
-                               const std::array<detail::ByteBuffer, 3>&, const detail::Reducer*, Context&, StepInfo&);
+  template <class P, class Context>
+  friend void detail::run_plan(const P&, const detail::EndpointRef&, const std::array<detail::ByteBuffer, 3>&,
+                               const detail::Reducer*, Context&, StepInfo&);
 
   StepOps ops_;
   std::array<detail::Plan, 4> plans_; // the latest calls' plans (least recently used goes)

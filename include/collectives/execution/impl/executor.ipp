@@ -135,7 +135,11 @@ inline ConstBytes single_piece(const ByteBuffer& buf, std::size_t elem, const Pa
 
 /// Whether `plan` was made for this call: the same schedule (by value) on the same rank
 /// over the same buffers and layouts, with the same kind of reducer and transport.
-inline bool plan_fits(const Plan& plan, const ScheduleRef& s, const EndpointRef& ep,
+/// (The plan's type and the context's are template parameters so that nothing in these
+/// bodies is compiled before a call runs: clang instantiates what a template's
+/// non-dependent expressions use at its definition.)
+template <class P>
+bool plan_fits(const P& plan, const ScheduleRef& s, const EndpointRef& ep,
                       const std::array<ByteBuffer, 3>& bufs, const Reducer* red)
 {
   if (!plan.valid || plan.schedule.visit != s.visit || plan.schedule.steps != s.steps ||
@@ -160,8 +164,8 @@ inline bool plan_fits(const Plan& plan, const ScheduleRef& s, const EndpointRef&
 
 /// Makes `plan` for this call from the schedule's visits (see Plan). Kept for later calls
 /// (valid) only when the schedule vouches for its value (ScheduleRef::same).
-template <class Context>
-void make_plan(Plan& plan, const ScheduleRef& s, const EndpointRef& ep, const std::array<ByteBuffer, 3>& bufs,
+template <class P, class Context>
+void make_plan(P& plan, const ScheduleRef& s, const EndpointRef& ep, const std::array<ByteBuffer, 3>& bufs,
                const Reducer* red, Context& x)
 {
   plan.valid = false;
@@ -195,7 +199,7 @@ void make_plan(Plan& plan, const ScheduleRef& s, const EndpointRef& ep, const st
   auto view = [&](Buffer b) -> const ByteBuffer& { return bufs[static_cast<int>(b)]; };
   std::size_t staging_bytes = 0;
   for (std::size_t k = 0; k < s.steps; ++k) {
-    StepOps& ops = x.ops_;
+    auto& ops = x.ops_;
     ops.sends.clear();
     ops.recvs.clear();
     ops.locals.clear();
@@ -309,8 +313,8 @@ void make_plan(Plan& plan, const ScheduleRef& s, const EndpointRef& ep, const st
 
 /// Runs the steps of `plan`: per step, one exchange of its requests, the combines the
 /// transport did not do on receipt, then the local operations.
-template <class Context>
-void run_plan(const Plan& plan, const EndpointRef& ep, const std::array<ByteBuffer, 3>& bufs, const Reducer* red,
+template <class P, class Context>
+void run_plan(const P& plan, const EndpointRef& ep, const std::array<ByteBuffer, 3>& bufs, const Reducer* red,
               Context& x, StepInfo& info)
 {
   const std::size_t elem = red != nullptr ? red->elem : 1;
@@ -386,9 +390,9 @@ void run_steps(const ScheduleRef& s, const EndpointRef& ep, const std::array<Byt
   info.step = 0;
   ep.mark(Phase::post, true, info);
   ++x.calls_;
-  Plan* plan = nullptr;
+  auto* plan = static_cast<decltype(&x.plans_[0])>(nullptr);
   if (s.same != nullptr)
-    for (Plan& p : x.plans_)
+    for (auto& p : x.plans_)
       if (plan_fits(p, s, ep, bufs, red) && (p.staging_bytes == 0 || x.staging_.get(p.staging_bytes) == p.staging)) {
         plan = &p;
         break;
@@ -398,7 +402,7 @@ void run_steps(const ScheduleRef& s, const EndpointRef& ep, const std::array<Byt
     plan->red = red; // this call's operator
   } else {
     plan = &x.plans_[0];
-    for (Plan& p : x.plans_)
+    for (auto& p : x.plans_)
       if (p.used < plan->used) plan = &p;
     make_plan(*plan, s, ep, bufs, red, x);
   }
