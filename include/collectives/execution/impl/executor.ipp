@@ -139,8 +139,8 @@ inline ConstBytes single_piece(const ByteBuffer& buf, std::size_t elem, const Pa
 /// bodies is compiled before a call runs: clang instantiates what a template's
 /// non-dependent expressions use at its definition.)
 template <class P>
-bool plan_fits(const P& plan, const ScheduleRef& s, const EndpointRef& ep,
-                      const std::array<ByteBuffer, 3>& bufs, const Reducer* red)
+bool plan_fits(const P& plan, const ScheduleRef& s, const EndpointRef& ep, const std::array<ByteBuffer, 3>& bufs,
+               const Reducer* red)
 {
   if (!plan.valid || plan.schedule.visit != s.visit || plan.schedule.steps != s.steps ||
       plan.schedule.scratch_blocks != s.scratch_blocks || plan.schedule.same != s.same ||
