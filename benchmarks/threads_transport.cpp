@@ -22,7 +22,8 @@
 // Then the executor's per-call overhead: the pairwise alltoall written by hand with
 // Endpoint::exchange against the library's alltoall_algorithm::pairwise, per block size;
 // and the executor alone: nanoseconds a call of each collective (default algorithm, 8
-// bytes a rank, p ranks taking turns) on an endpoint whose exchange moves nothing.
+// bytes a rank, p ranks taking turns) on an endpoint whose exchange moves nothing, and of
+// loops that change the root or the size from call to call.
 
 #include "baseline/threads_8407db1.hpp"
 
@@ -400,6 +401,22 @@ int main(int argc, char** argv)
           alltoall(c, std::span<const double>(blocks), std::span<double>(got));
         }));
     row("barrier", null_ns(set.p, model, n, [&](auto& c) { barrier(c); }));
+    // Loops a communicator keeps no single plan or pick for: the root moving from rank to
+    // rank (the k-th pivot row of an LU factorisation from rank k % p), and all-reduces of
+    // 24 sizes in turn (more than the 16 plans and 16 problems kept: each call is planned,
+    // and selected, again).
+    std::size_t k = 0;
+    row("broadcast, root k % p", null_ns(set.p, model, n, [&](auto& c) {
+          broadcast(c, std::span<double>(one), k++ % c.size());
+        }));
+    row("reduce, root k % p", null_ns(set.p, model, n, [&](auto& c) {
+          reduce(c, std::span<const double>(one), std::span<double>(res), std::plus<>{}, k++ % c.size());
+        }));
+    std::vector<double> many(24, 1.0), many_res(24);
+    row("allreduce, 1..24 elements in turn", null_ns(set.p, model, n, [&](auto& c) {
+          const std::size_t m = 1 + k++ % 24;
+          allreduce(c, std::span<const double>(many.data(), m), std::span<double>(many_res.data(), m), std::plus<>{});
+        }));
   }
   return all_ok ? 0 : 1;
 }

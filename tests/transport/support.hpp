@@ -6,8 +6,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace collectives::transport_tests {
 
@@ -43,5 +45,32 @@ std::string name_of(A)
 }
 
 inline bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
+
+/// One round of every collective by default on `comm`, the rooted ones from every root:
+/// 4p + 12 different calls, more than the plans and problems a communicator keeps at small
+/// p (the allocation tests). x and y hold n p elements, z n, counts p times n.
+template <class Comm>
+void every_collective(Comm& comm, std::vector<double>& x, std::vector<double>& y, std::vector<double>& z,
+                      const std::vector<std::size_t>& counts)
+{
+  const std::size_t p = comm.size();
+  allreduce(comm, x, y, std::plus<>{});
+  allreduce(comm, y, std::plus<>{});
+  alltoall(comm, x, y);
+  for (std::size_t root = 0; root < p; ++root) {
+    broadcast(comm, y, root);
+    reduce(comm, x, y, std::plus<>{}, root);
+    scatter(comm, x, z, root);
+    gather(comm, z, y, root);
+  }
+  reduce_scatter(comm, x, z, std::plus<>{});
+  reduce_scatter(comm, y, std::plus<>{});
+  allgather(comm, z, y);
+  scan(comm, x, y, std::plus<>{});
+  exscan(comm, x, y, std::plus<>{});
+  alltoallv(comm, x, counts, y, counts);
+  shift(comm, x, y, 1);
+  barrier(comm);
+}
 
 } // namespace collectives::transport_tests

@@ -1,6 +1,9 @@
 // The threads transport's exchange() allocates nothing once warmed up (issue 12 §1): every
 // operator new made inside exchange() on any rank is counted, after a warm-up of the same
-// calls, for eager and single-copy messages and combining receives.
+// calls, for eager and single-copy messages and combining receives. And a whole call
+// (front end, the default's selection, the executor's plans, the transport) allocates
+// nothing once the same loop of calls has run twice, also when the loop holds more
+// different calls than a communicator keeps plans for, and rooted calls from every root.
 
 #include "support.hpp"
 
@@ -98,6 +101,39 @@ TEST_CASE("threads: exchange() allocates nothing once warmed up", "[threads][all
         if (raw.rank() == 0) during = allocations.load() - before;
       });
       CHECK(during == 0);
+    }
+  }
+}
+
+TEST_CASE("threads: a loop of every collective allocates nothing once warmed up", "[threads][allocation]")
+{
+  for (std::size_t p : {2, 3, 5, 8}) {
+    for (std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{20000}}) {
+      INFO("p = " << p << ", n = " << n);
+      threads::Team team(p);
+      std::vector<std::size_t> per_round;
+      team.run([&](threads::Endpoint& ep) {
+        Communicator comm{ep, Ring<>{p}};
+        std::vector<double> x(n * p, 1.0), y(n * p), z(n);
+        std::vector<std::size_t> counts(p, n);
+        auto round = [&] { transport_tests::every_collective(comm, x, y, z, counts); };
+        std::size_t before = 0; // rank 0's, read while no rank counts
+        for (int i = 0; i < 5; ++i) {
+          if (ep.rank() == 0) before = allocations.load();
+          barrier(comm);
+          counting = true;
+          round();
+          counting = false;
+          barrier(comm); // every rank's round is counted
+          if (ep.rank() == 0) per_round.push_back(allocations.load() - before);
+        }
+      });
+      // Rounds 0 and 1 make the plans, picks and the transport's channels; then nothing.
+      REQUIRE(per_round.size() == 5);
+      CHECK(per_round[0] > 0); // the counter counts
+      CHECK(per_round[2] == 0);
+      CHECK(per_round[3] == 0);
+      CHECK(per_round[4] == 0);
     }
   }
 }

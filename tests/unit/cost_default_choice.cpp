@@ -327,6 +327,77 @@ TEST_CASE("default algorithm: a communicator remembers its picks per problem", "
   for (const auto& seen : sizes) CHECK(seen == std::vector<std::size_t>{0, 1, 1, 2, 4, 0});
 }
 
+TEST_CASE("default algorithm: picks are kept per problem and root and the least recently used goes",
+          "[cost][select][default]")
+{
+  SelectionPolicy policy;
+  std::size_t chosen = 0; // how often a pick was worked out
+  auto pick = [&](Collective c, Problem problem, std::size_t answer) {
+    return policy.pick(c, problem, [&] {
+      ++chosen;
+      return answer;
+    });
+  };
+  // A root that moves from rank to rank, for more problems than the policy keeps: each
+  // (problem, root) is worked out once, and every pick is the one first made for it.
+  const std::size_t p = 40, sizes = SelectionPolicy::capacity;
+  for (int round = 0; round < 3; ++round)
+    for (std::size_t m = 0; m < sizes; ++m)
+      for (std::size_t root = 0; root < p; ++root)
+        CHECK(pick(Collective::broadcast, Problem{.m = static_cast<double>(m), .root = root}, (m + root) % 7) ==
+              (m + root) % 7);
+  CHECK(chosen == sizes * p);
+  CHECK(policy.remembered() == sizes * p);
+  // Another collective, the same problems: its own picks.
+  CHECK(pick(Collective::reduce, Problem{.m = 0, .root = 3}, 5) == 5);
+  CHECK(chosen == sizes * p + 1);
+  // One problem used between every other call stays; the least recently used goes.
+  chosen = 0;
+  policy.clear();
+  CHECK(policy.remembered() == 0);
+  for (int round = 0; round < 3; ++round)
+    for (std::size_t m = 0; m < 2 * SelectionPolicy::capacity; ++m) {
+      CHECK(pick(Collective::allreduce, Problem{.m = 1e6}, 1) == 1);
+      CHECK(pick(Collective::alltoall, Problem{.m = static_cast<double>(m)}, 2) == 2);
+    }
+  // The hot problem once; the 32 others every round, since 15 slots cannot hold them.
+  CHECK(chosen == 1 + 3 * 2 * SelectionPolicy::capacity);
+  CHECK(policy.remembered() == SelectionPolicy::capacity);
+  // A problem that differs in anything but the root is another problem.
+  chosen = 0;
+  policy.clear();
+  pick(Collective::scan, Problem{.m = 4}, 0);
+  pick(Collective::scan, Problem{.m = 4, .in_place = true}, 1);
+  pick(Collective::scan, Problem{.m = 4, .exclusive = true}, 2);
+  pick(Collective::scan, Problem{.m = 4, .commutative = false}, 0);
+  pick(Collective::shift, Problem{.m = 4, .q = 2}, 0);
+  pick(Collective::shift, Problem{.m = 4, .q = 3}, 1);
+  CHECK(chosen == 6);
+  CHECK(pick(Collective::scan, Problem{.m = 4, .in_place = true}, 9) == 1);
+  CHECK(chosen == 6);
+}
+
+TEST_CASE("default algorithm: a loop whose root moves selects once per root", "[cost][select][default]")
+{
+  // p = 8, four rooted collectives from every root: 32 (problem, root) pairs, more than
+  // the 16 problems kept; they are 4 problems, each with 8 roots.
+  const auto remembered = testing::run_on(Ring<>{8}, [&](auto& comm) {
+    std::vector<double> x(8 * 3, 1.0), y(8 * 3), z(3);
+    std::vector<std::size_t> seen;
+    for (int round = 0; round < 3; ++round) {
+      for (std::size_t root = 0; root < 8; ++root) {
+        broadcast(comm, y, root);
+        reduce(comm, x, y, std::plus<>{}, root);
+        scatter(comm, x, z, root);
+        gather(comm, z, y, root);
+      }
+      seen.push_back(comm.policy().remembered());
+    }
+    return seen;
+  });
+  for (const auto& seen : remembered) CHECK(seen == std::vector<std::size_t>{32, 32, 32});
+}
+
 TEST_CASE("default algorithm: a bad model is rejected by name", "[cost][select][default]")
 {
   const auto errors = testing::run_on(Ring<>{2}, [&](auto& comm) {

@@ -296,7 +296,23 @@ struct Plan {
   std::vector<unsigned char> fused;           // per local op: done on receipt
   std::vector<FusedCombine> fusions;          // per receive: its fused local op, if any
   std::vector<ReceiveCombine> fused_combines; // per receive
+
+  /// f(list) for each of the plan's lists (the key's counted layouts included), in one
+  /// fixed order: how ExecContext sizes a plan's lists before it is made.
+  template <class F>
+  void each_list(F&& f)
+  {
+    f(steps), f(sends), f(recvs), f(locals), f(send_pieces), f(recv_pieces), f(send_first), f(recv_first);
+    f(staged_at), f(send_requests), f(recv_requests), f(fused), f(fusions), f(fused_combines);
+    for (auto& c : counts) f(c);
+    for (auto& d : displs) f(d);
+  }
+  static constexpr std::size_t lists = 20;
 };
+
+/// Plans a communicator keeps (see ExecContext): a loop over this many different calls
+/// runs each from its plan. A call beyond them takes the least recently used slot.
+inline constexpr std::size_t plan_slots = 16;
 
 /// An endpoint seen through function pointers, so that the executor core is compiled once
 /// for every transport (and, with COLLECTIVES_SEPARATE_COMPILATION, once in the program).
@@ -371,7 +387,8 @@ public:
     return displacements_.data();
   }
   /// Calls that ran a plan kept from an earlier call (the same schedule over the same
-  /// buffers), without visiting the schedule or building requests.
+  /// buffers), without visiting the schedule or building requests. The context keeps the
+  /// plans of the latest detail::plan_slots different calls.
   std::uint64_t plans_reused() const { return plans_reused_; }
   /// Bytes held for reuse.
   std::size_t bytes_held() const
@@ -393,7 +410,14 @@ private:
                                const detail::Reducer*, Context&, StepInfo&);
 
   StepOps ops_;
-  std::array<detail::Plan, 4> plans_; // the latest calls' plans (least recently used goes)
+  // The latest calls' plans, at most detail::plan_slots (the least recently used goes);
+  // reserved on the first call, so no plan ever moves.
+  std::vector<detail::Plan> plans_;
+  // The most elements any plan's list has held (Plan::each_list's order): a plan is sized
+  // to them before it is made, so a slot made again for another call does not grow its
+  // lists one by one, and a loop over more calls than slots stops allocating after its
+  // first two rounds.
+  std::array<std::size_t, detail::Plan::lists> plan_sizes_{};
   std::uint64_t calls_ = 0;
   std::uint64_t plans_reused_ = 0;
   std::vector<std::size_t> displacements_;

@@ -401,10 +401,27 @@ void run_steps(const ScheduleRef& s, const EndpointRef& ep, const std::array<Byt
     ++x.plans_reused_;
     plan->red = red; // this call's operator
   } else {
-    plan = &x.plans_[0];
-    for (auto& p : x.plans_)
-      if (p.used < plan->used) plan = &p;
+    if (x.plans_.capacity() < plan_slots) x.plans_.reserve(plan_slots); // a copied context's may be less
+    if (x.plans_.size() < plan_slots) {
+      plan = &x.plans_.emplace_back();
+    } else {
+      plan = &x.plans_[0];
+      for (auto& p : x.plans_)
+        if (p.used < plan->used) plan = &p;
+    }
+    // Sized to the largest plan seen before it is made (its lists are empty here).
+    plan->valid = false;
+    std::size_t list = 0;
+    plan->each_list([&](auto& v) {
+      v.clear();
+      v.reserve(x.plan_sizes_[list++]);
+    });
     make_plan(*plan, s, ep, bufs, red, x);
+    list = 0;
+    plan->each_list([&](auto& v) {
+      if (v.size() > x.plan_sizes_[list]) x.plan_sizes_[list] = v.size();
+      ++list;
+    });
   }
   plan->used = x.calls_;
   run_plan(*plan, ep, bufs, red, x, info);

@@ -371,13 +371,19 @@ COLLECTIVES_DECL void Endpoint::check_probed(const MPI_Status& status, std::uint
 
 COLLECTIVES_DECL void Endpoint::check_leftovers(const StepInfo* info, std::size_t peer) const
 {
-  const std::string where = info != nullptr ? "in " + collectives::detail::describe_step(info)
-                                            : "starting call " + std::to_string(calls_);
+  // The place's text is made only for a stale message: a waiting rank looks often, and a
+  // look that finds nothing, or a message of this call, must not allocate.
+  const auto check = [&](const MPI_Status& status) {
+    if (!classify(status.MPI_TAG, calls_, info).stale) return;
+    const std::string where = info != nullptr ? "in " + collectives::detail::describe_step(info)
+                                              : "starting call " + std::to_string(calls_);
+    check_probed(status, calls_, info, where.c_str());
+  };
   int flag = 0;
   MPI_Status status;
   if (peer != ~std::size_t{0}) {
     detail::check(MPI_Iprobe(static_cast<int>(peer), MPI_ANY_TAG, comm_, &flag, &status), "MPI_Iprobe", rank_);
-    if (flag) check_probed(status, calls_, info, where.c_str());
+    if (flag) check(status);
     return;
   }
   // Any source first: usually nothing is waiting. Otherwise each source's oldest
@@ -385,7 +391,7 @@ COLLECTIVES_DECL void Endpoint::check_leftovers(const StepInfo* info, std::size_
   // order, so a stale one comes before any of a later call).
   detail::check(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &flag, &status), "MPI_Iprobe", rank_);
   if (!flag) return;
-  check_probed(status, calls_, info, where.c_str());
+  check(status);
   for (std::size_t q = 0; q < size_; ++q)
     if (q != rank_) check_leftovers(info, q);
 }
