@@ -47,8 +47,8 @@ std::string name_of(A)
 inline bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
 
 /// One round of every collective by default on `comm`, the rooted ones from every root:
-/// 4p + 12 different calls, more than the plans and problems a communicator keeps at small
-/// p (the allocation tests). x and y hold n p elements, z n, counts p times n.
+/// 4p + 12 different calls (the allocation tests). x and y hold n p elements, z n, counts p
+/// times n.
 template <class Comm>
 void every_collective(Comm& comm, std::vector<double>& x, std::vector<double>& y, std::vector<double>& z,
                       const std::vector<std::size_t>& counts)

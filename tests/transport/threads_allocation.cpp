@@ -2,8 +2,8 @@
 // operator new made inside exchange() on any rank is counted, after a warm-up of the same
 // calls, for eager and single-copy messages and combining receives. And a whole call
 // (front end, the default's selection, the executor's plans, the transport) allocates
-// nothing once the same loop of calls has run twice, also when the loop holds more
-// different calls than a communicator keeps plans for, and rooted calls from every root.
+// nothing once the same loop of calls has run twice: rooted calls from every root, and
+// loops of more different calls than a communicator keeps plans and picks for.
 
 #include "support.hpp"
 
@@ -136,6 +136,38 @@ TEST_CASE("threads: a loop of every collective allocates nothing once warmed up"
       CHECK(per_round[4] == 0);
     }
   }
+}
+
+TEST_CASE("threads: a loop over more calls than plans kept allocates nothing once warmed up",
+          "[threads][allocation]")
+{
+  // All-reduces of 8 elements at 80 places in turn: 80 plans (one problem, one pick), more
+  // than the 64 a communicator keeps: every call makes its plan again, in a slot sized to
+  // the largest plan by the second round. (A loop over more problems than the 64 whose
+  // picks are kept selects on every call, and a selection allocates its link counts.)
+  constexpr std::size_t p = 3, places = 80, m = 8;
+  static_assert(places > detail::plan_slots);
+  threads::Team team(p);
+  std::vector<std::size_t> per_round;
+  team.run([&](threads::Endpoint& ep) {
+    Communicator comm{ep, Ring<>{p}};
+    std::vector<double> x(places + m, 1.0), y(places + m);
+    std::size_t before = 0;
+    for (int i = 0; i < 4; ++i) {
+      if (ep.rank() == 0) before = allocations.load();
+      barrier(comm);
+      counting = true;
+      for (std::size_t at = 0; at < places; ++at)
+        allreduce(comm, std::span<const double>(x.data() + at, m), std::span<double>(y.data() + at, m), std::plus<>{});
+      counting = false;
+      barrier(comm);
+      if (ep.rank() == 0) per_round.push_back(allocations.load() - before);
+    }
+  });
+  REQUIRE(per_round.size() == 4);
+  CHECK(per_round[0] > 0);
+  CHECK(per_round[2] == 0);
+  CHECK(per_round[3] == 0);
 }
 
 #endif // COLLECTIVES_OWN_OPERATOR_NEW

@@ -319,6 +319,76 @@ TEST_CASE("executor plans: a transport that does not combine on receipt stages t
   }
 }
 
+/// Per rank: wrong results (as text) and, per round, the calls that ran a kept plan, of a
+/// loop over `sizes` sizes x every root of one rooted collective (`reduce`: reduce, else
+/// broadcast) on a team of p: sizes * p different calls a round, each once.
+std::vector<Outcome> rooted_loop(std::size_t p, std::size_t sizes, bool reduce_them, std::size_t rounds)
+{
+  std::vector<Outcome> outcome(p);
+  threads::Team team(p);
+  team.run([&](threads::Endpoint& ep) {
+    Communicator comm{ep, Ring<>{p}};
+    const std::size_t r = ep.rank();
+    std::vector<std::uint64_t> in(sizes), out(sizes);
+    std::size_t seed = 0;
+    for (std::size_t round = 0; round < rounds; ++round) {
+      const std::uint64_t before = comm.context().plans_reused();
+      // The largest first: the memory the plans are made over (scratch, staging) is then
+      // sized by the first call and never moves.
+      for (std::size_t m = sizes; m >= 1; --m)
+        for (std::size_t root = 0; root < p; ++root) {
+          ++seed;
+          const std::span<std::uint64_t> o(out.data(), m);
+          bool ok = true;
+          if (reduce_them) {
+            for (std::size_t i = 0; i < m; ++i) in[i] = contribution(r, i, seed);
+            reduce(comm, std::span<const std::uint64_t>(in.data(), m), o, std::plus<>{}, root);
+            for (std::size_t i = 0; r == root && i < m; ++i) {
+              std::uint64_t sum = 0;
+              for (std::size_t q = 0; q < p; ++q) sum += contribution(q, i, seed);
+              ok = ok && o[i] == sum;
+            }
+          } else {
+            for (std::size_t i = 0; i < m; ++i) o[i] = r == root ? contribution(root, i, seed) : 0;
+            broadcast(comm, o, root);
+            for (std::size_t i = 0; i < m; ++i) ok = ok && o[i] == contribution(root, i, seed);
+          }
+          if (!ok)
+            outcome[r].wrong.push_back("m = " + std::to_string(m) + ", root " + std::to_string(root) + ", round " +
+                                       std::to_string(round));
+        }
+      outcome[r].reused.push_back(comm.context().plans_reused() - before);
+    }
+  });
+  return outcome;
+}
+
+TEST_CASE("executor plans: a loop over as many different calls as plans kept runs each from its plan",
+          "[threads][executor][plans]")
+{
+  // 12 sizes x 5 roots: 60 plans, within detail::plan_slots. Broadcast's schedule has a
+  // value tag (no padding), reduce's does not (every plan of its type is compared).
+  static_assert(12 * 5 <= detail::plan_slots);
+  for (bool reduce_them : {false, true}) {
+    INFO((reduce_them ? "reduce" : "broadcast"));
+    const auto outcome = rooted_loop(5, 12, reduce_them, 3);
+    for (std::size_t r = 0; r < 5; ++r) {
+      INFO("rank " << r);
+      for (const auto& w : outcome[r].wrong) FAIL_CHECK(w);
+      CHECK(outcome[r].reused == std::vector<std::uint64_t>{0, 60, 60});
+    }
+  }
+  // 14 sizes x 5 roots: 70 plans, more than are kept: every call makes its plan again (the
+  // least recently used slot is the one the loop needs next), and computes right.
+  static_assert(14 * 5 > detail::plan_slots);
+  const auto outcome = rooted_loop(5, 14, false, 3);
+  for (std::size_t r = 0; r < 5; ++r) {
+    INFO("rank " << r);
+    for (const auto& w : outcome[r].wrong) FAIL_CHECK(w);
+    CHECK(outcome[r].reused == std::vector<std::uint64_t>{0, 0, 0});
+  }
+}
+
 TEST_CASE("executor plans: a call over other buffers makes its own plan", "[threads][executor][plans]")
 {
   // Two live output buffers used in turn: the plan of one must never write into the other.

@@ -6,9 +6,13 @@
 #include <collectives/execution/executor.hpp>
 
 #include <array>
+#include <bit>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
+#include <memory>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 namespace collectives {
@@ -160,6 +164,22 @@ bool plan_fits(const P& plan, const ScheduleRef& s, const EndpointRef& ep, const
         if (plan.counts[i][j] != b.layout.counts[j] || plan.displs[i][j] != b.layout.displs[j]) return false;
   }
   return s.same(plan.value.data(), s.object);
+}
+
+/// A plan's tag: a hash of what plan_fits compares first (the schedule's type, steps and
+/// root, the rank, the buffers and their sizes, the reducer's kind), so most plans of other
+/// calls are passed over without reading them.
+inline std::uint64_t plan_tag(const ScheduleRef& s, const EndpointRef& ep, const std::array<ByteBuffer, 3>& bufs,
+                              const Reducer* red)
+{
+  auto mix = [](std::uint64_t h, std::uint64_t v) {
+    h = (h ^ v) * 0xff51afd7ed558ccdull;
+    return h ^ (h >> 32);
+  };
+  std::uint64_t h = mix(std::bit_cast<std::uintptr_t>(s.visit), s.steps);
+  h = mix(mix(h, ep.rank), s.root);
+  for (const ByteBuffer& b : bufs) h = mix(mix(h, std::bit_cast<std::uintptr_t>(b.data)), b.layout.n);
+  return mix(h, red != nullptr ? std::bit_cast<std::uintptr_t>(red->fn) : 0);
 }
 
 /// Makes `plan` for this call from the schedule's visits (see Plan). Kept for later calls
@@ -390,25 +410,65 @@ void run_steps(const ScheduleRef& s, const EndpointRef& ep, const std::array<Byt
   info.step = 0;
   ep.mark(Phase::post, true, info);
   ++x.calls_;
-  auto* plan = static_cast<decltype(&x.plans_[0])>(nullptr);
-  if (s.same != nullptr)
-    for (auto& p : x.plans_)
-      if (plan_fits(p, s, ep, bufs, red) && (p.staging_bytes == 0 || x.staging_.get(p.staging_bytes) == p.staging)) {
-        plan = &p;
-        break;
+  auto& slots = x.plans_;
+  using P = std::remove_cvref_t<decltype(*slots.plans[0])>; // Plan (dependent: see plan_fits)
+  const std::size_t kept = slots.plans.size();
+  auto fits = [&](std::size_t i) {
+    const auto& p = *slots.plans[i];
+    return plan_fits(p, s, ep, bufs, red) && (p.staging_bytes == 0 || x.staging_.get(p.staging_bytes) == p.staging);
+  };
+  // The latest plan first (a loop of one call); then the plans whose tag matches, and when
+  // two of those were another call's (the same schedule type over the same buffers: a
+  // broadcast from another root), only those whose value tag matches too (a schedule with
+  // padding has none: then every plan whose tag matches).
+  std::size_t found = plan_slots;
+  std::uint64_t tag = 0, value_tag = 0;
+  bool tagged = false, value_tagged = false;
+  if (s.same != nullptr && kept != 0) {
+    if (fits(slots.latest)) {
+      found = slots.latest;
+    } else {
+      tag = plan_tag(s, ep, bufs, red);
+      tagged = true;
+      std::size_t tried = 0;
+      const std::size_t limit = s.hash != nullptr ? 2 : plan_slots; // without a value tag: all
+      for (std::size_t i = 0; i < kept && tried < limit; ++i)
+        if (i != slots.latest && slots.tag[i] == tag) {
+          if (fits(i)) {
+            found = i;
+            break;
+          }
+          ++tried;
+        }
+      if (found == plan_slots && tried == 2 && s.hash != nullptr) {
+        value_tag = s.hash(s.object);
+        value_tagged = true;
+        for (std::size_t i = 0; i < kept; ++i)
+          if (i != slots.latest && slots.tag[i] == tag && slots.value_tag[i] == value_tag && fits(i)) {
+            found = i;
+            break;
+          }
       }
-  if (plan != nullptr) {
+    }
+  }
+  P* plan = nullptr;
+  if (found != plan_slots) {
     ++x.plans_reused_;
+    plan = slots.plans[found].get();
     plan->red = red; // this call's operator
   } else {
-    if (x.plans_.capacity() < plan_slots) x.plans_.reserve(plan_slots); // a copied context's may be less
-    if (x.plans_.size() < plan_slots) {
-      plan = &x.plans_.emplace_back();
+    if (kept < plan_slots) {
+      if (slots.plans.capacity() < plan_slots) slots.plans.reserve(plan_slots);
+      slots.plans.push_back(std::make_unique<P>());
+      found = kept;
     } else {
-      plan = &x.plans_[0];
-      for (auto& p : x.plans_)
-        if (p.used < plan->used) plan = &p;
+      found = 0;
+      for (std::size_t i = 1; i < plan_slots; ++i)
+        if (slots.used[i] < slots.used[found]) found = i;
     }
+    plan = slots.plans[found].get();
+    slots.tag[found] = tagged ? tag : plan_tag(s, ep, bufs, red);
+    slots.value_tag[found] = value_tagged || s.hash == nullptr ? value_tag : s.hash(s.object);
     // Sized to the largest plan seen before it is made (its lists are empty here).
     plan->valid = false;
     std::size_t list = 0;
@@ -423,7 +483,8 @@ void run_steps(const ScheduleRef& s, const EndpointRef& ep, const std::array<Byt
       ++list;
     });
   }
-  plan->used = x.calls_;
+  slots.used[found] = x.calls_;
+  slots.latest = found;
   run_plan(*plan, ep, bufs, red, x, info);
 }
 
