@@ -63,7 +63,7 @@ public:
   constexpr std::size_t pick(Collective c, const Problem& problem, Choose&& choose)
   {
     ++clock_;
-    const std::uint64_t key = key_of(c, problem);
+    std::uint64_t key = 0;
     Entry* slot = find(c, problem, key);
     if (slot != nullptr && problem.root < slot->by_root.size() && slot->by_root[problem.root] != unknown) {
       slot->last_use = clock_;
@@ -131,13 +131,14 @@ private:
     return h ^ (h >> 29);
   }
   /// The entry of (c, problem): the collective's latest first (a loop that repeats one call
-  /// looks at one entry), else the first whose hash matches.
-  constexpr Entry* find(Collective c, const Problem& problem, std::uint64_t key)
+  /// looks at one entry, and hashes nothing), else the first whose hash matches. Sets `key`
+  /// (the hash) when it scans or finds nothing.
+  constexpr Entry* find(Collective c, const Problem& problem, std::uint64_t& key)
   {
     const std::size_t latest = latest_[static_cast<std::size_t>(c)];
-    if (latest < used_ && keys_[latest] == key && entries_[latest].collective == c &&
-        same(entries_[latest].problem, problem))
+    if (latest < used_ && entries_[latest].collective == c && same(entries_[latest].problem, problem))
       return &entries_[latest];
+    key = key_of(c, problem);
     for (std::size_t i = 0; i < used_; ++i)
       if (keys_[i] == key && entries_[i].collective == c && same(entries_[i].problem, problem)) {
         latest_[static_cast<std::size_t>(c)] = static_cast<std::uint8_t>(i);

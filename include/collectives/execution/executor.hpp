@@ -344,7 +344,7 @@ struct Plan {
 inline constexpr std::size_t plan_slots = 64;
 
 /// An ExecContext's plans, each allocated when first needed and never moved, and what a
-/// call scans to find its own: the latest plan run, then each plan's tag (the schedule's
+/// call scans to find its own: the latest two plans run, then each plan's tag (the schedule's
 /// type, the rank, buffers, sizes and reducer kind) and value tag (ScheduleRef::hash), in
 /// arrays of their own, so a look-up reads a few cache lines, not every plan. A copy
 /// starts empty (a plan points into its own context's memory).
@@ -357,6 +357,7 @@ struct PlanSlots {
   std::array<std::uint64_t, plan_slots> tag{}, value_tag{};
   std::array<std::uint64_t, plan_slots> used{}; // the context's call count at last use
   std::size_t latest = 0;                        // the plan the latest call ran
+  std::size_t previous = plan_slots;             // the one run before it (none yet)
 };
 
 /// An endpoint seen through function pointers, so that the executor core is compiled once
