@@ -20,6 +20,8 @@
 
 #ifndef COLLECTIVES_OWN_OPERATOR_NEW
 
+#include "../support/swap_schedule.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -166,6 +168,42 @@ TEST_CASE("threads: a loop over more calls than plans kept allocates nothing onc
   });
   REQUIRE(per_round.size() == 4);
   CHECK(per_round[0] > 0);
+  CHECK(per_round[2] == 0);
+  CHECK(per_round[3] == 0);
+}
+
+TEST_CASE("threads: a user's schedule run through execute() in a loop allocates nothing once warmed up",
+          "[threads][allocation]")
+{
+  // Between the library's calls, whose plans are kept: a plan that is not kept takes one
+  // slot again and again, not a new one each call.
+  threads::Team team(2);
+  std::vector<std::size_t> per_round;
+  std::vector<int> swapped(2);
+  team.run([&](threads::Endpoint& ep) {
+    Communicator comm{ep, Ring<>{2}};
+    std::vector<int> in{static_cast<int>(ep.rank()) + 10}, out(1);
+    std::vector<double> x(4, 1.0), y(4);
+    std::size_t before = 0;
+    for (int i = 0; i < 4; ++i) {
+      if (ep.rank() == 0) before = allocations.load();
+      barrier(comm);
+      counting = true;
+      for (int k = 0; k < 10; ++k) { // fewer than the slots: a new slot each call would show
+        execute(testing::Swap{}, ep, comm.context(), in.data(), BlockLayout{1}, out.data(), BlockLayout{1},
+                BlockLayout{1});
+        allreduce(comm, x, y, std::plus<>{});
+      }
+      counting = false;
+      barrier(comm);
+      if (ep.rank() == 0) per_round.push_back(allocations.load() - before);
+    }
+    swapped[ep.rank()] = out[0];
+  });
+  CHECK(swapped == std::vector<int>{11, 10});
+  REQUIRE(per_round.size() == 4);
+  CHECK(per_round[0] > 0);
+  CHECK(per_round[1] == 0);
   CHECK(per_round[2] == 0);
   CHECK(per_round[3] == 0);
 }

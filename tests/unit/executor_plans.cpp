@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include "../support/harness.hpp"
+#include "../support/swap_schedule.hpp"
 
 #include <boost/hana/for_each.hpp>
 
@@ -194,24 +195,6 @@ std::vector<Outcome> run_calls(std::size_t p, std::size_t rounds)
   return outcome;
 }
 
-/// Two ranks swap block 0 of their input into block 0 of their output: a user's schedule.
-struct Swap {
-  struct Op {};
-  constexpr std::size_t size() const { return 2; }
-  constexpr std::size_t num_steps() const { return 1; }
-  constexpr std::size_t scratch_blocks() const { return 0; }
-  constexpr Op operation() const { return {}; }
-  template <class V>
-  constexpr void visit(std::size_t r, std::size_t, V& v) const
-  {
-    v.send({1 - r, contiguous(Buffer::input, 0, 1)});
-    v.recv({1 - r, contiguous(Buffer::output, 0, 1)});
-  }
-};
-
-} // namespace
-
-namespace {
 
 /// Whether every algorithm of collective C that has a schedule on `topo` has one a plan can
 /// keep; the names of those that do not, in `missing`.
@@ -286,7 +269,7 @@ TEST_CASE("executor plans: every algorithm's schedule can be kept", "[threads][e
     std::size_t more = 0;
   };
   static_assert(!detail::keepable_schedule<Padded>);
-  static_assert(detail::keepable_schedule<Swap>);
+  static_assert(detail::keepable_schedule<testing::Swap>);
 }
 
 TEST_CASE("executor plans: repeated calls run the kept plan with their own data and operator",
@@ -425,7 +408,7 @@ TEST_CASE("executor plans: execute() never keeps the plan of a user's schedule",
     ExecContext ctx;
     for (int round = 0; round < 3; ++round) {
       const std::vector<int> in{static_cast<int>(10 * r) + round};
-      execute(Swap{}, ep, ctx, in.data(), BlockLayout{1}, out[r].data(), BlockLayout{1}, BlockLayout{1});
+      execute(testing::Swap{}, ep, ctx, in.data(), BlockLayout{1}, out[r].data(), BlockLayout{1}, BlockLayout{1});
     }
     reused[r] = ctx.plans_reused();
   });

@@ -358,6 +358,7 @@ struct PlanSlots {
   std::array<std::uint64_t, plan_slots> used{}; // the context's call count at last use
   std::size_t latest = 0;                        // the plan the latest call ran
   std::size_t previous = plan_slots;             // the one run before it (none yet)
+  std::size_t unkept = plan_slots;               // the slot of plans not kept (execute())
 };
 
 /// An endpoint seen through function pointers, so that the executor core is compiled once

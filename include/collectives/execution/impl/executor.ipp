@@ -464,7 +464,9 @@ void run_steps(const ScheduleRef& s, const EndpointRef& ep, const std::array<Byt
     plan = slots.plans[found].get();
     plan->red = red; // this call's operator
   } else {
-    if (kept < plan_slots) {
+    if (s.same == nullptr && slots.unkept < kept) {
+      found = slots.unkept; // a plan that is not kept: always the same slot
+    } else if (kept < plan_slots) {
       if (slots.plans.capacity() < plan_slots) slots.plans.reserve(plan_slots);
       slots.plans.push_back(std::make_unique<P>());
       found = kept;
@@ -473,6 +475,7 @@ void run_steps(const ScheduleRef& s, const EndpointRef& ep, const std::array<Byt
       for (std::size_t i = 1; i < plan_slots; ++i)
         if (slots.used[i] < slots.used[found]) found = i;
     }
+    slots.unkept = s.same == nullptr ? found : found == slots.unkept ? plan_slots : slots.unkept;
     plan = slots.plans[found].get();
     slots.tag[found] = tagged ? tag : plan_tag(s, ep, bufs, red);
     slots.value_tag[found] = value_tagged || s.hash == nullptr ? value_tag : s.hash(s.object);
