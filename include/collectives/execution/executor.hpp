@@ -336,7 +336,7 @@ struct Plan {
     for (auto& c : counts) f(c);
     for (auto& d : displs) f(d);
   }
-  static constexpr std::size_t lists = 20;
+  static constexpr std::size_t lists = 14 + 3 + 3; // the vectors above, counts, displs
 };
 
 /// Plans a communicator keeps (see ExecContext): a loop over this many different calls
@@ -345,9 +345,9 @@ inline constexpr std::size_t plan_slots = 64;
 
 /// An ExecContext's plans, each allocated when first needed and never moved, and what a
 /// call scans to find its own: the latest two plans run, then each plan's tag (the schedule's
-/// type, the rank, buffers, sizes and reducer kind) and value tag (ScheduleRef::hash), in
-/// arrays of their own, so a look-up reads a few cache lines, not every plan. A copy
-/// starts empty (a plan points into its own context's memory).
+/// type, steps and root, the rank, buffers, sizes and reducer kind) and value tag
+/// (ScheduleRef::hash), in arrays of their own, so a look-up reads a few cache lines, not
+/// every plan. A copy starts empty (a plan points into its own context's memory).
 struct PlanSlots {
   PlanSlots() = default;
   PlanSlots(const PlanSlots&) : PlanSlots() {}
