@@ -401,10 +401,11 @@ int main(int argc, char** argv)
           alltoall(c, std::span<const double>(blocks), std::span<double>(got));
         }));
     row("barrier", null_ns(set.p, model, n, [&](auto& c) { barrier(c); }));
-    // Loops a communicator keeps no single plan or pick for: the root moving from rank to
-    // rank (the k-th pivot row of an LU factorisation from rank k % p), and all-reduces of
-    // 24 sizes in turn (more than the 16 plans and 16 problems kept: each call is planned,
-    // and selected, again).
+    // Loops whose calls differ from one to the next: the root moving from rank to rank
+    // (the k-th pivot row of an LU factorisation from rank k % p), and all-reduces of 24
+    // sizes in turn. Each call finds its own kept plan and pick among the 64 a communicator
+    // keeps (until 75d87fb it kept 4 plans and 16 picks, and these were planned, and
+    // selected, again on every call).
     std::size_t k = 0;
     row("broadcast, root k % p", null_ns(set.p, model, n, [&](auto& c) {
           broadcast(c, std::span<double>(one), k++ % c.size());

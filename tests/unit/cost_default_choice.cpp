@@ -360,7 +360,8 @@ TEST_CASE("default algorithm: picks are kept per problem and root and the least 
       CHECK(pick(Collective::allreduce, Problem{.m = 1e6}, 1) == 1);
       CHECK(pick(Collective::alltoall, Problem{.m = static_cast<double>(m)}, 2) == 2);
     }
-  // The hot problem once; the 32 others every round, since 15 slots cannot hold them.
+  // The hot problem once; the 2 capacity others every round, since capacity - 1 slots
+  // cannot hold them.
   CHECK(chosen == 1 + 3 * 2 * SelectionPolicy::capacity);
   CHECK(policy.remembered() == SelectionPolicy::capacity);
   // A problem that differs in anything but the root is another problem.

@@ -349,8 +349,8 @@ std::vector<Outcome> rooted_loop(std::size_t p, std::size_t sizes, bool reduce_t
 TEST_CASE("executor plans: a loop over as many different calls as plans kept runs each from its plan",
           "[threads][executor][plans]")
 {
-  // 12 sizes x 5 roots: 60 plans, within detail::plan_slots. Broadcast's schedule has a
-  // value tag (no padding), reduce's does not (every plan of its type is compared).
+  // 12 sizes x 5 roots: 60 plans, within detail::plan_slots, of two schedule types (a
+  // broadcast's without padding, a reduce's with): plans that differ by root and size.
   static_assert(12 * 5 <= detail::plan_slots);
   for (bool reduce_them : {false, true}) {
     INFO((reduce_them ? "reduce" : "broadcast"));

@@ -62,10 +62,6 @@ struct ScheduleRef {
   void (*visit)(const void*, std::size_t rank, std::size_t step, StepOps&) = nullptr;
   std::size_t value_bytes = 0;
   bool (*same)(const void* kept, const void* object) = nullptr;
-  /// A hash of the value's bytes, for a keepable schedule without padding (null otherwise):
-  /// it tells apart the plans of one schedule type over the same buffers (a broadcast's
-  /// from each root) without comparing each.
-  std::uint64_t (*hash)(const void* object) = nullptr;
   /// The operation's root, for a rooted schedule (0 otherwise): part of a plan's tag, so
   /// the plans of a rooted call whose root moves are told apart without comparing each.
   std::size_t root = 0;
@@ -100,26 +96,6 @@ bool same_thunk(const void* kept, const void* object)
     return std::memcmp(kept, object, sizeof(S)) == 0;
 }
 
-/// A hash of the bytes of the object at `object` (an S without padding): two 64-bit lanes,
-/// so that hashing a 300-byte tree schedule is a few nanoseconds.
-template <class S>
-std::uint64_t hash_thunk(const void* object)
-{
-  const auto* bytes = static_cast<const unsigned char*>(object);
-  std::uint64_t a = 0x243f6a8885a308d3ull, b = 0x13198a2e03707344ull;
-  std::size_t i = 0;
-  for (; i + 16 <= sizeof(S); i += 16) {
-    std::uint64_t w0, w1;
-    std::memcpy(&w0, bytes + i, 8);
-    std::memcpy(&w1, bytes + i + 8, 8);
-    a = ((a << 5) | (a >> 59)) ^ w0;
-    b = ((b << 11) | (b >> 53)) ^ w1;
-  }
-  for (; i < sizeof(S); ++i) a = ((a << 8) | (a >> 56)) ^ bytes[i];
-  const std::uint64_t h = (a ^ ((b << 32) | (b >> 32))) * 0x9e3779b97f4a7c15ull;
-  return h ^ (h >> 31);
-}
-
 /// s as a ScheduleRef (s must outlive it). `keep_plan`: the caller vouches that s's steps
 /// depend on its value alone (true of every schedule of the library; not assumed of a
 /// user's schedule run through execute()); honoured for a keepable_schedule.
@@ -131,7 +107,6 @@ ScheduleRef schedule_ref(const S& s, bool keep_plan = false)
     if (keep_plan) {
       ref.value_bytes = sizeof(S);
       ref.same = &same_thunk<S>;
-      if constexpr (std::has_unique_object_representations_v<S>) ref.hash = &hash_thunk<S>;
       if constexpr (requires { { s.operation().root } -> std::convertible_to<std::size_t>; })
         ref.root = s.operation().root;
     }
@@ -345,16 +320,16 @@ inline constexpr std::size_t plan_slots = 64;
 
 /// An ExecContext's plans, each allocated when first needed and never moved, and what a
 /// call scans to find its own: the latest two plans run, then each plan's tag (the schedule's
-/// type, steps and root, the rank, buffers, sizes and reducer kind) and value tag
-/// (ScheduleRef::hash), in arrays of their own, so a look-up reads a few cache lines, not
-/// every plan. A copy starts empty (a plan points into its own context's memory).
+/// type, steps and root, the rank, buffers, sizes and reducer kind), in an array of its own,
+/// so a look-up reads a few cache lines, not every plan. A copy starts empty (a plan points
+/// into its own context's memory).
 struct PlanSlots {
   PlanSlots() = default;
   PlanSlots(const PlanSlots&) : PlanSlots() {}
   PlanSlots& operator=(const PlanSlots&) { return *this; }
 
   std::vector<std::unique_ptr<Plan>> plans;
-  std::array<std::uint64_t, plan_slots> tag{}, value_tag{};
+  std::array<std::uint64_t, plan_slots> tag{};
   std::array<std::uint64_t, plan_slots> used{}; // the context's call count at last use
   std::size_t latest = 0;                        // the plan the latest call ran
   std::size_t previous = plan_slots;             // the one run before it (none yet)

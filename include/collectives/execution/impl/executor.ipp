@@ -420,42 +420,24 @@ void run_steps(const ScheduleRef& s, const EndpointRef& ep, const std::array<Byt
     const auto& p = *slots.plans[i];
     return plan_fits(p, s, ep, bufs, red) && (p.staging_bytes == 0 || x.staging_.get(p.staging_bytes) == p.staging);
   };
-  // The latest plan first (a loop of one call), the one before it (two calls in turn); then
-  // the plans whose tag matches, and when two of those were another call's (the same
-  // schedule type over the same buffers: a broadcast from another root), only those whose
-  // value tag matches too (a schedule with padding has none: then every plan whose tag
-  // matches).
+  // The latest plan first (a loop of one call), the one before it (two calls in turn),
+  // then the plans whose tag matches.
   std::size_t found = plan_slots;
-  std::uint64_t tag = 0, value_tag = 0;
-  bool tagged = false, value_tagged = false;
+  std::uint64_t tag = 0;
+  bool tagged = false;
   if (s.same != nullptr && kept != 0) {
     if (fits(slots.latest)) {
       found = slots.latest;
     } else if (slots.previous < kept && slots.previous != slots.latest && fits(slots.previous)) {
-      found = slots.previous; // two calls in turn
+      found = slots.previous;
     } else {
       tag = plan_tag(s, ep, bufs, red);
       tagged = true;
-      std::size_t tried = 0;
-      const std::size_t limit = s.hash != nullptr ? 2 : plan_slots; // without a value tag: all
-      for (std::size_t i = 0; i < kept && tried < limit; ++i)
-        if (i != slots.latest && i != slots.previous && slots.tag[i] == tag) {
-          if (fits(i)) {
-            found = i;
-            break;
-          }
-          ++tried;
+      for (std::size_t i = 0; i < kept; ++i)
+        if (i != slots.latest && i != slots.previous && slots.tag[i] == tag && fits(i)) {
+          found = i;
+          break;
         }
-      if (found == plan_slots && tried == 2 && s.hash != nullptr) {
-        value_tag = s.hash(s.object);
-        value_tagged = true;
-        for (std::size_t i = 0; i < kept; ++i)
-          if (i != slots.latest && i != slots.previous && slots.tag[i] == tag && slots.value_tag[i] == value_tag &&
-              fits(i)) {
-            found = i;
-            break;
-          }
-      }
     }
   }
   P* plan = nullptr;
@@ -478,7 +460,6 @@ void run_steps(const ScheduleRef& s, const EndpointRef& ep, const std::array<Byt
     slots.unkept = s.same == nullptr ? found : found == slots.unkept ? plan_slots : slots.unkept;
     plan = slots.plans[found].get();
     slots.tag[found] = tagged ? tag : plan_tag(s, ep, bufs, red);
-    slots.value_tag[found] = value_tagged || s.hash == nullptr ? value_tag : s.hash(s.object);
     // Sized to the largest plan seen before it is made (its lists are empty here).
     plan->valid = false;
     std::size_t list = 0;
