@@ -24,7 +24,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <collectives/algorithm/tree/shape.hpp>
 #include <collectives/detail/bits.hpp>
+#include <collectives/schedule/rings.hpp>
 #include <collectives/topology.hpp>
 
 #include <array>
@@ -691,4 +693,52 @@ TEST_CASE("topology laws: the library's bit arithmetic agrees with <bit>", "[top
   }
   static_assert(detail::popcount(0b1011) == 3 && detail::countr_zero(8) == 3 && detail::bit_width(8) == 4);
   static_assert(detail::countr_zero(0) == std::numeric_limits<std::size_t>::digits && detail::bit_width(0) == 0);
+}
+
+namespace {
+/// Every entry of a rings value made in constant evaluation is zero, the unused ones too
+/// (a constexpr value must be fully initialised; at run time they are left unset).
+constexpr bool all_zero_past(const Rings& r)
+{
+  for (std::size_t i = r.count; i < Rings::max_dims; ++i)
+    if (r.extents[i] != 0 || r.strides[i] != 0) return false;
+  return true;
+}
+constexpr bool all_zero_past(const TreeShape& s)
+{
+  for (std::size_t i = s.ndims; i < Rings::max_dims; ++i)
+    if (s.extent[i] != 0 || s.stride[i] != 0) return false;
+  return true;
+}
+static_assert(all_zero_past(Rings{}) && all_zero_past(rings_of(Mesh<3, 4>{})));
+static_assert(all_zero_past(TreeShape{}) && all_zero_past(ring_shape(5)) && all_zero_past(bits_shape(16)) &&
+              all_zero_past(topology_shape(Torus<2, 3, 4>{})));
+constexpr Rings mesh_rings = rings_of(Mesh<3, 4>{});
+static_assert(mesh_rings.ndims() == 2 && mesh_rings.size() == 12);
+} // namespace
+
+TEST_CASE("topology laws: rings and tree shapes are equal when their rings are, whatever lies past them",
+          "[topology][laws]")
+{
+  // The entries past count (ndims) are not set at run time: a kept plan compares the
+  // schedule of every call with its own, and must not see them.
+  Rings a = rings_of(Mesh<>{3, 4});
+  Rings b = rings_of(Mesh<>{3, 4});
+  a.extents[5] = 7;
+  b.extents[5] = 9;
+  b.strides[31] = 1;
+  CHECK(a == b);
+  b.strides[1] = 2;
+  CHECK_FALSE(a == b);
+  CHECK_FALSE(rings_of(Mesh<>{3, 4}) == rings_of(Mesh<>{4, 3}));
+  CHECK_FALSE(rings_of(Mesh<>{3, 4}) == rings_of(Torus{3, 4, 2}));
+
+  TreeShape s = ring_shape(6);
+  TreeShape t = ring_shape(6);
+  s.extent[3] = 5;
+  t.stride[20] = 8;
+  CHECK(s == t);
+  CHECK_FALSE(ring_shape(6) == ring_shape(7));
+  CHECK_FALSE(bits_shape(8) == topology_shape(Mesh<>{2, 4}));
+  CHECK(bits_shape(8) == topology_shape(Hypercube<>::of_dims(3)));
 }

@@ -18,10 +18,29 @@ namespace collectives {
 struct Rings {
   static constexpr std::size_t max_dims = 32;
   std::size_t count = 0;
-  std::array<std::size_t, max_dims> extents{};
-  std::array<std::size_t, max_dims> strides{};
+  std::array<std::size_t, max_dims> extents;
+  std::array<std::size_t, max_dims> strides;
 
-  friend constexpr bool operator==(const Rings&, const Rings&) = default;
+  /// No rings. At run time the entries past count are left unset: nothing reads them, and
+  /// zeroing 512 bytes (`rep stos`) on every call whose schedule holds rings (dimensional
+  /// and linear algorithms) is a cost of its own. Constant evaluation zeroes them (a
+  /// constexpr value must be fully initialised).
+  constexpr Rings() noexcept
+  {
+    if (__builtin_is_constant_evaluated()) {
+      extents = {};
+      strides = {};
+    }
+  }
+
+  /// The same rings (entries past count are not compared).
+  friend constexpr bool operator==(const Rings& a, const Rings& b)
+  {
+    if (a.count != b.count) return false;
+    for (std::size_t i = 0; i < a.count; ++i)
+      if (a.extents[i] != b.extents[i] || a.strides[i] != b.strides[i]) return false;
+    return true;
+  }
 
   constexpr std::size_t ndims() const { return count; }
   constexpr std::size_t extent(std::size_t i) const { return extents[i]; }
