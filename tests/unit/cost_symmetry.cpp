@@ -31,7 +31,7 @@ namespace hana = boost::hana;
 
 namespace {
 
-const CostModel models[] = {
+const CostModel symmetry_models[] = {
   CostModel{.t_s = 1, .t_w = 1e-3},
   CostModel{1e-6, 1e-9, 5e-8, 1e-10},
   CostModel{1e-6, 1e-9, 5e-8, 0, Routing::store_and_forward, Ports::all},
@@ -97,7 +97,7 @@ void check_collective(const T& topo, const N& net, const CostModel& model, const
 /// steps first, the others abandoned once they cannot win) against select() at run time
 /// (every rank visited, every candidate finished): the same pick and time, ties included.
 template <Collective C, class T>
-void check_select(const T& topo, const CostModel& model, const Problem& problem)
+void check_select_by_classes(const T& topo, const CostModel& model, const Problem& problem)
 {
   constexpr auto candidates = detail::candidates_for<C, T>();
   const Selection got = detail::select_among<true>(candidates, topo, model, problem);
@@ -112,7 +112,7 @@ void check_select(const T& topo, const CostModel& model, const Problem& problem)
 template <class T, class N, std::size_t... I>
 void check_every_collective(const T& topo, const N& net, std::index_sequence<I...>, std::size_t& compared)
 {
-  for (const CostModel& model : models)
+  for (const CostModel& model : symmetry_models)
     for (std::size_t root : {std::size_t{0}, topo.size() / 2, topo.size() - 1})
       for (bool commutative : {true, false})
         (check_collective<all_collectives[I]>(topo, net, model, Problem{96, root, 3, commutative, false}, compared),
@@ -121,17 +121,17 @@ void check_every_collective(const T& topo, const N& net, std::index_sequence<I..
   // under fewer models; and the shared-memory terms, which the evaluation by classes
   // leaves to the walk (so that case compares the typed walk with the one through
   // WalkScheduleRef).
-  for (const CostModel& model : {models[0], models[2], CostModel{.t_s = 1, .t_w = 1e-3, .half_duplex = true, .lanes = 2}})
+  for (const CostModel& model : {symmetry_models[0], symmetry_models[2], CostModel{.t_s = 1, .t_w = 1e-3, .half_duplex = true, .lanes = 2}})
     for (std::size_t root : {std::size_t{0}, topo.size() - 1})
       (check_collective<all_collectives[I]>(topo, net, model, Problem{96, root, 3, true, true}, compared), ...);
   // Selection, on the schedules' own network (rings, hypercubes and 2-D meshes: each type
   // instantiates every candidate's estimate by classes again); start-ups only make ties.
   if constexpr (std::is_same_v<T, N> &&
                 (std::is_same_v<T, Ring<>> || std::is_same_v<T, Hypercube<>> || std::is_same_v<T, Mesh<>>))
-    for (const CostModel& model : {models[0], models[3], CostModel{.t_s = 1}})
+    for (const CostModel& model : {symmetry_models[0], symmetry_models[3], CostModel{.t_s = 1}})
       for (std::size_t root : {std::size_t{0}, topo.size() - 1})
         for (bool commutative : {true, false})
-          (check_select<all_collectives[I]>(topo, model, Problem{96, root, 3, commutative, false}), ...);
+          (check_select_by_classes<all_collectives[I]>(topo, model, Problem{96, root, 3, commutative, false}), ...);
 }
 
 /// Every collective's algorithms built for `topo`, costed on `net`.
@@ -206,7 +206,7 @@ std::size_t check_runs(const N& net, std::initializer_list<std::pair<std::size_t
       for (std::size_t j = 0; j < n; ++j) s.sends[(first + j) % p] = true;
     for (std::size_t j = 0; j < runs.begin()->second; ++j) s.works[(runs.begin()->first + j) % p] = true;
     if (!s.symmetry(0).stated()) continue;
-    for (const CostModel& model : models) {
+    for (const CostModel& model : symmetry_models) {
       const CostReport got = detail::estimate_by_classes(s, net, model, 96);
       const CostReport want = estimate_every_rank(s, net, model, 96);
       INFO(describe(net) << ", d = " << d << ", ports " << (model.ports == Ports::one ? "one" : "all"));

@@ -135,8 +135,8 @@ static_assert(in_place_if_supported<ArRing, false>);
 // Selection at compile time on a static topology: the pick is an algorithm that fits.
 // ---------------------------------------------------------------------------------------
 
-constexpr CostModel latency{.t_s = 1, .t_w = 1e-3};
-constexpr CostModel bandwidth{.t_s = 0, .t_w = 1};
+constexpr CostModel latency_model{.t_s = 1, .t_w = 1e-3};
+constexpr CostModel bandwidth_model{.t_s = 0, .t_w = 1};
 
 template <Collective C, class Topo>
 constexpr bool selects_a_fitting_algorithm(const Topo& topo, const CostModel& model, const Problem& problem)
@@ -145,18 +145,18 @@ constexpr bool selects_a_fitting_algorithm(const Topo& topo, const CostModel& mo
   return pick.found() && pick.candidates >= 1 && fitting_algorithms<C>(topo, problem).contains(pick.name) &&
          pick.candidates == fitting_algorithms<C>(topo, problem).size();
 }
-static_assert(selects_a_fitting_algorithm<Collective::alltoall>(Ring<8>{}, latency, Problem{1}));
-static_assert(selects_a_fitting_algorithm<Collective::alltoall>(Ring<8>{}, bandwidth, Problem{64}));
-static_assert(selects_a_fitting_algorithm<Collective::allreduce>(Ring<8>{}, bandwidth, Problem{64}));
-static_assert(selects_a_fitting_algorithm<Collective::broadcast>(Ring<8>{}, latency, Problem{16, 3}));
-static_assert(selects_a_fitting_algorithm<Collective::reduce_scatter>(Ring<8>{}, bandwidth, Problem{64, 0, 1, false}));
+static_assert(selects_a_fitting_algorithm<Collective::alltoall>(Ring<8>{}, latency_model, Problem{1}));
+static_assert(selects_a_fitting_algorithm<Collective::alltoall>(Ring<8>{}, bandwidth_model, Problem{64}));
+static_assert(selects_a_fitting_algorithm<Collective::allreduce>(Ring<8>{}, bandwidth_model, Problem{64}));
+static_assert(selects_a_fitting_algorithm<Collective::broadcast>(Ring<8>{}, latency_model, Problem{16, 3}));
+static_assert(selects_a_fitting_algorithm<Collective::reduce_scatter>(Ring<8>{}, bandwidth_model, Problem{64, 0, 1, false}));
 // Short blocks on a ring of 8: Bruck's log p start-ups beat p - 1.
-static_assert(select<Collective::alltoall>(Ring<8>{}, latency, Problem{1}).name == "bruck");
+static_assert(select<Collective::alltoall>(Ring<8>{}, latency_model, Problem{1}).name == "bruck");
 // A non-commutative operator never gets the ring reduce-scatter; in place never the ring
 // all-reduce, whose estimate wins for long vectors otherwise.
-static_assert(select<Collective::reduce_scatter>(Ring<8>{}, bandwidth, Problem{64, 0, 1, false}).name != "ring");
-static_assert(select<Collective::allreduce>(Ring<8>{}, bandwidth, Problem{1 << 16}).name == "ring");
-static_assert(select<Collective::allreduce>(Ring<8>{}, bandwidth, Problem{.m = 1 << 16, .in_place = true}).name !=
+static_assert(select<Collective::reduce_scatter>(Ring<8>{}, bandwidth_model, Problem{64, 0, 1, false}).name != "ring");
+static_assert(select<Collective::allreduce>(Ring<8>{}, bandwidth_model, Problem{1 << 16}).name == "ring");
+static_assert(select<Collective::allreduce>(Ring<8>{}, bandwidth_model, Problem{.m = 1 << 16, .in_place = true}).name !=
               "ring");
 // fitting_algorithms is a constant expression on a static topology.
 static_assert(fitting_algorithms<Collective::alltoall>(Ring<8>{}).contains("pairwise_xor"));
@@ -349,7 +349,7 @@ TEST_CASE("registry: unfit_reason names the broken requirement", "[registry]")
   CHECK(q3.size() == static_cast<std::size_t>(hana::length(algorithms<Collective::alltoall>)));
   // A run-time topology that does not fit: std::invalid_argument naming call and reason.
   try {
-    (void)predict(pairwise_xor, Ring<>{6}, latency, Problem{1});
+    (void)predict(pairwise_xor, Ring<>{6}, latency_model, Problem{1});
     FAIL("no exception");
   } catch (const std::invalid_argument& e) {
     CHECK(std::string(e.what()) ==
@@ -364,7 +364,7 @@ namespace {
 template <class T>
 void check_selection_fits(const T& topo, const std::string& label)
 {
-  const CostModel models[] = {latency, bandwidth, CostModel{1e-6, 1e-9, 5e-8, 1e-10}};
+  const CostModel models[] = {latency_model, bandwidth_model, CostModel{1e-6, 1e-9, 5e-8, 1e-10}};
   for_each_collective([&](auto c) {
     constexpr Collective C = decltype(c)::value;
     for (const CostModel& model : models)

@@ -20,7 +20,7 @@ using namespace collectives;
 namespace {
 
 using std::size_t;
-constexpr size_t dyn = dynamic_extent;
+constexpr size_t dyn_extent = dynamic_extent;
 
 // ---------------------------------------------------------------------------------------
 // Helpers usable in constant expressions.
@@ -300,8 +300,8 @@ static_assert(Ring<2>{}.num_links() == 2 && Ring<2>{}.bisection_width() == 1 && 
 // ---------------------------------------------------------------------------------------
 static_assert(topology<Ring<8>> && product_topology<Ring<8>>);
 static_assert(topology<Ring<>> && product_topology<Ring<>>);
-static_assert(product_topology<Mesh<4, 4>> && product_topology<Mesh<>> && product_topology<Mesh<4, dyn>>);
-static_assert(product_topology<Torus<2, 3, 4>> && product_topology<Torus<dyn, 3, dyn>>);
+static_assert(product_topology<Mesh<4, 4>> && product_topology<Mesh<>> && product_topology<Mesh<4, dyn_extent>>);
+static_assert(product_topology<Torus<2, 3, 4>> && product_topology<Torus<dyn_extent, 3, dyn_extent>>);
 static_assert(product_topology<Hypercube<3>> && product_topology<Hypercube<>> && product_topology<Hypercube<0>>);
 static_assert(!topology<int> && !topology<std::array<size_t, 4>>);
 
@@ -314,8 +314,8 @@ static_assert(static_size_v<Hypercube<3>> == 8);
 static_assert(static_size_v<Hypercube<0>> == 1);
 static_assert(static_size_v<Hypercube<63>> == size_t{1} << 63);
 static_assert(static_size_v<Ring<>> == dynamic_extent);
-static_assert(static_size_v<Mesh<4, dyn>> == dynamic_extent);
-static_assert(static_size_v<Torus<2, dyn, 4>> == dynamic_extent);
+static_assert(static_size_v<Mesh<4, dyn_extent>> == dynamic_extent);
+static_assert(static_size_v<Torus<2, dyn_extent, 4>> == dynamic_extent);
 static_assert(static_size_v<Hypercube<>> == dynamic_extent);
 static_assert(dynamic_extent == std::dynamic_extent);
 
@@ -333,13 +333,13 @@ static_assert(std::is_empty_v<Hypercube<0>>);
 static_assert(!std::is_empty_v<Ring<>>);
 static_assert(sizeof(Ring<>) == 1 * sizeof(size_t));
 static_assert(sizeof(Mesh<>) == 2 * sizeof(size_t));
-static_assert(sizeof(Mesh<4, dyn>) == 1 * sizeof(size_t));
-static_assert(sizeof(Mesh<dyn, 4>) == 1 * sizeof(size_t));
-static_assert(sizeof(Torus<dyn, 3, dyn>) == 2 * sizeof(size_t));
-static_assert(sizeof(Torus<dyn, dyn, dyn>) == 3 * sizeof(size_t));
-static_assert(sizeof(Torus<2, dyn, 4>) == 1 * sizeof(size_t));
+static_assert(sizeof(Mesh<4, dyn_extent>) == 1 * sizeof(size_t));
+static_assert(sizeof(Mesh<dyn_extent, 4>) == 1 * sizeof(size_t));
+static_assert(sizeof(Torus<dyn_extent, 3, dyn_extent>) == 2 * sizeof(size_t));
+static_assert(sizeof(Torus<dyn_extent, dyn_extent, dyn_extent>) == 3 * sizeof(size_t));
+static_assert(sizeof(Torus<2, dyn_extent, 4>) == 1 * sizeof(size_t));
 static_assert(sizeof(Hypercube<>) == 1 * sizeof(size_t));
-static_assert(Torus<dyn, 3, dyn>::num_dynamic() == 2 && Torus<2, 3, 4>::num_dynamic() == 0);
+static_assert(Torus<dyn_extent, 3, dyn_extent>::num_dynamic() == 2 && Torus<2, 3, 4>::num_dynamic() == 0);
 
 static_assert(std::is_trivially_copyable_v<Ring<8>> && std::is_trivially_copyable_v<Mesh<>> &&
               std::is_trivially_copyable_v<Hypercube<>>);
@@ -396,23 +396,23 @@ static_assert(distances_from_zero(Hypercube<2>{}) == arr<0, 1, 1, 2>);
 // ---------------------------------------------------------------------------------------
 static_assert(std::is_convertible_v<Ring<8>, Ring<>>);
 static_assert(std::is_convertible_v<Mesh<4, 4>, Mesh<>>);
-static_assert(std::is_convertible_v<Mesh<4, 4>, Mesh<4, dyn>>);
-static_assert(std::is_convertible_v<Mesh<4, 4>, Mesh<dyn, 4>>);
-static_assert(std::is_convertible_v<Mesh<4, dyn>, Mesh<>>);
-static_assert(std::is_convertible_v<Torus<2, 3, 4>, Torus<dyn, dyn, dyn>>);
+static_assert(std::is_convertible_v<Mesh<4, 4>, Mesh<4, dyn_extent>>);
+static_assert(std::is_convertible_v<Mesh<4, 4>, Mesh<dyn_extent, 4>>);
+static_assert(std::is_convertible_v<Mesh<4, dyn_extent>, Mesh<>>);
+static_assert(std::is_convertible_v<Torus<2, 3, 4>, Torus<dyn_extent, dyn_extent, dyn_extent>>);
 static_assert(std::is_convertible_v<Hypercube<3>, Hypercube<>>);
 
 static_assert(!std::is_convertible_v<Ring<>, Ring<8>>);
 static_assert(!std::is_convertible_v<Mesh<>, Mesh<4, 4>>);
-static_assert(!std::is_convertible_v<Mesh<4, dyn>, Mesh<4, 4>>);
-static_assert(!std::is_convertible_v<Mesh<>, Mesh<4, dyn>>);
-static_assert(!std::is_convertible_v<Torus<dyn, dyn, dyn>, Torus<2, 3, 4>>);
+static_assert(!std::is_convertible_v<Mesh<4, dyn_extent>, Mesh<4, 4>>);
+static_assert(!std::is_convertible_v<Mesh<>, Mesh<4, dyn_extent>>);
+static_assert(!std::is_convertible_v<Torus<dyn_extent, dyn_extent, dyn_extent>, Torus<2, 3, 4>>);
 static_assert(!std::is_convertible_v<Hypercube<>, Hypercube<3>>);
 
 static_assert(std::is_constructible_v<Ring<8>, Ring<>>);
 static_assert(std::is_constructible_v<Mesh<4, 4>, Mesh<>>);
-static_assert(std::is_constructible_v<Mesh<4, 4>, Mesh<4, dyn>>);
-static_assert(std::is_constructible_v<Torus<2, 3, 4>, Torus<dyn, dyn, dyn>>);
+static_assert(std::is_constructible_v<Mesh<4, 4>, Mesh<4, dyn_extent>>);
+static_assert(std::is_constructible_v<Torus<2, 3, 4>, Torus<dyn_extent, dyn_extent, dyn_extent>>);
 static_assert(std::is_constructible_v<Hypercube<3>, Hypercube<>>);
 
 // Different static extents never convert implicitly (explicitly they fail to compile; see
@@ -427,9 +427,9 @@ static_assert(!std::is_convertible_v<int, Ring<>>);
 static_assert(!std::is_convertible_v<int, Hypercube<>>);
 static_assert(std::is_constructible_v<Ring<>, int>);
 static_assert(std::is_constructible_v<Mesh<>, int, int>);
-static_assert(std::is_constructible_v<Mesh<4, dyn>, int>);      // the dynamic extent only
-static_assert(std::is_constructible_v<Mesh<4, dyn>, int, int>); // or all of them
-static_assert(!std::is_constructible_v<Mesh<4, dyn>, int, int, int>);
+static_assert(std::is_constructible_v<Mesh<4, dyn_extent>, int>);      // the dynamic extent only
+static_assert(std::is_constructible_v<Mesh<4, dyn_extent>, int, int>); // or all of them
+static_assert(!std::is_constructible_v<Mesh<4, dyn_extent>, int, int, int>);
 static_assert(std::is_default_constructible_v<Ring<8>> && !std::is_default_constructible_v<Ring<>>);
 static_assert(std::is_default_constructible_v<Hypercube<3>> && !std::is_default_constructible_v<Hypercube<>>);
 
@@ -438,7 +438,7 @@ constexpr Ring<> ring8_dynamic = Ring<8>{};
 static_assert(ring8_dynamic.size() == 8 && ring8_dynamic == Ring<>{8});
 constexpr Ring<8> ring8_back{Ring<>{8}};
 static_assert(ring8_back.size() == 8);
-constexpr Mesh<4, dyn> mesh_half = Mesh<4, 4>{};
+constexpr Mesh<4, dyn_extent> mesh_half = Mesh<4, 4>{};
 static_assert(mesh_half.extent(1) == 4 && mesh_half.size() == 16);
 constexpr Mesh<4, 4> mesh_full{Mesh<>{4, 4}};
 static_assert(mesh_full == mesh44);
@@ -451,14 +451,14 @@ static_assert(Hypercube<>::of_size(64).ndims() == 6);
 // Run-time topologies built in constant expressions agree with the static ones.
 static_assert(Mesh<>{3, 5}.coords(14) == mesh35.coords(14));
 static_assert(Mesh<>{3, 5}.num_links() == mesh35.num_links());
-static_assert(Torus<dyn, 3, dyn>{2, 4}.size() == 24 && Torus<dyn, 3, dyn>{2, 4}.extent(2) == 4);
-static_assert(Torus<dyn, 3, dyn>{2, 3, 4}.extent(0) == 2);
-static_assert(routes_are_shortest(Torus<dyn, dyn, dyn>{2, 3, 4}, 7));
-static_assert(route_nodes<Torus<dyn, dyn, dyn>, 3>(Torus<dyn, dyn, dyn>{2, 3, 4}, 0, 23) == arr<3, 11, 23>);
+static_assert(Torus<dyn_extent, 3, dyn_extent>{2, 4}.size() == 24 && Torus<dyn_extent, 3, dyn_extent>{2, 4}.extent(2) == 4);
+static_assert(Torus<dyn_extent, 3, dyn_extent>{2, 3, 4}.extent(0) == 2);
+static_assert(routes_are_shortest(Torus<dyn_extent, dyn_extent, dyn_extent>{2, 3, 4}, 7));
+static_assert(route_nodes<Torus<dyn_extent, dyn_extent, dyn_extent>, 3>(Torus<dyn_extent, dyn_extent, dyn_extent>{2, 3, 4}, 0, 23) == arr<3, 11, 23>);
 static_assert(Hypercube<>::of_dims(5).num_links() == 5 * 32 && Hypercube<>::of_dims(5).bisection_width() == 16);
 
 // Class template argument deduction from integers gives the fully dynamic torus.
-static_assert(std::is_same_v<decltype(Torus{2, 3, 4}), Torus<dyn, dyn, dyn>>);
+static_assert(std::is_same_v<decltype(Torus{2, 3, 4}), Torus<dyn_extent, dyn_extent, dyn_extent>>);
 static_assert(std::is_same_v<decltype(Torus{8}), Ring<>>);
 
 } // namespace
@@ -494,7 +494,7 @@ TEST_CASE("topology static tier: conversions keep the topology", "[topology][sta
   CHECK(dynamic == Ring<>{8});
   const Ring<8> back{dynamic}; // explicit, checked at run time
   CHECK(back.size() == 8);
-  const Mesh<4, dyn> half{Mesh<>{4, 6}};
+  const Mesh<4, dyn_extent> half{Mesh<>{4, 6}};
   CHECK(half.extent(1) == 6);
   const Hypercube<4> cube{Hypercube<>::of_dims(4)};
   CHECK(cube.size() == 16);
