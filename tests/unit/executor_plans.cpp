@@ -272,6 +272,37 @@ TEST_CASE("executor plans: every algorithm's schedule can be kept", "[threads][e
   static_assert(detail::keepable_schedule<testing::Swap>);
 }
 
+TEST_CASE("executor plans: schedules holding rings or a tree compare equal whatever lies past them",
+          "[threads][executor][plans]")
+{
+  // At run time a Rings or a TreeShape leaves its entries past its rings unset, so a
+  // schedule that holds one must be compared by operator==, not by its bytes: a kept plan
+  // would otherwise miss (or take a new slot) whenever those bytes differ.
+  Rings a = rings_of(Mesh<>{3, 4});
+  Rings b = a;
+  a.extents[7] = 5;
+  b.extents[7] = 6;
+  b.strides[30] = 1;
+  const auto same = [](const auto& x, const auto& y) {
+    using S = std::remove_cvref_t<decltype(x)>;
+    static_assert(detail::keepable_schedule<S>);
+    return detail::same_thunk<S>(&x, &y);
+  };
+  CHECK(same(DimensionalSchedule(a), DimensionalSchedule(b)));
+  CHECK(same(AllgatherDimensionalSchedule(a), AllgatherDimensionalSchedule(b)));
+  CHECK(same(ReduceScatterDimensionalSchedule(a), ReduceScatterDimensionalSchedule(b)));
+  CHECK_FALSE(same(DimensionalSchedule(a), DimensionalSchedule(rings_of(Mesh<>{4, 3}))));
+  TreeShape s = topology_shape(Mesh<>{3, 4});
+  TreeShape t = s;
+  s.extent[9] = 3;
+  t.stride[12] = 4;
+  CHECK(same(BroadcastTreeSchedule(12, s, 1), BroadcastTreeSchedule(12, t, 1)));
+  CHECK(same(ScatterTreeSchedule(12, s, 1), ScatterTreeSchedule(12, t, 1)));
+  CHECK(same(GatherTreeSchedule(12, s, 1), GatherTreeSchedule(12, t, 1)));
+  CHECK(same(ReduceTreeSchedule(12, s, 1, false), ReduceTreeSchedule(12, t, 1, false)));
+  CHECK_FALSE(same(BroadcastTreeSchedule(12, s, 1), BroadcastTreeSchedule(12, t, 2)));
+}
+
 TEST_CASE("executor plans: repeated calls run the kept plan with their own data and operator",
           "[threads][executor][plans]")
 {

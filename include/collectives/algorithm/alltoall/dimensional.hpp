@@ -120,6 +120,10 @@ public:
     }
   }
 
+  /// The same rings (Rings' operator==: its entries past its rings are not set at run
+  /// time, so a kept plan must not compare the bytes).
+  friend constexpr bool operator==(const DimensionalSchedule&, const DimensionalSchedule&) = default;
+
 private:
   constexpr std::size_t region_blocks() const { return phases_ >= 2 ? size() : 0; }
 
