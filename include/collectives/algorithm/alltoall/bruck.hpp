@@ -108,6 +108,8 @@ public:
     }
   }
 
+  friend constexpr bool operator==(const BruckSchedule&, const BruckSchedule&) = default;
+
 private:
   std::size_t p_;
   std::size_t steps_ = 0;

@@ -83,6 +83,8 @@ public:
   /// Every rank does rank 0's step, translated (rank XOR r).
   constexpr Symmetry symmetry(std::size_t) const { return Symmetry::uniform(RankGroup::bits(size())); }
 
+  friend constexpr bool operator==(const HypercubeAlltoall&, const HypercubeAlltoall&) = default;
+
 protected:
   constexpr HypercubeAlltoall(std::size_t p, const char* call) : p_(p) { require_power_of_two_ranks(p_, call); }
 
@@ -150,6 +152,8 @@ public:
     else if (first) v.local({stay_now, stay});
     else v.local({staging, go}); // the rearrangement: received blocks into their slots
   }
+
+  friend constexpr bool operator==(const StandardExchangeSchedule&, const StandardExchangeSchedule&) = default;
 };
 
 /// Seed 002's schedule table for the all-port full-duplex hypercube Q_n: 2^(n-1) rows
@@ -312,6 +316,8 @@ public:
       v.recv({peer, location(r, done + 1, total, x)});
     }
   }
+
+  friend constexpr bool operator==(const AllPortSchedule&, const AllPortSchedule&) = default;
 
 private:
   /// Where rank x keeps the block of relative address r after c of its `total` crossings.

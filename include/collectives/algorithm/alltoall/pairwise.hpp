@@ -44,6 +44,8 @@ public:
     v.recv({from, contiguous(Buffer::output, from, 1)});
   }
 
+  friend constexpr bool operator==(const PairwiseSchedule&, const PairwiseSchedule&) = default;
+
 private:
   std::size_t p_;
 };
@@ -72,6 +74,8 @@ public:
     v.send({partner, contiguous(Buffer::input, partner, 1)});
     v.recv({partner, contiguous(Buffer::output, partner, 1)});
   }
+
+  friend constexpr bool operator==(const PairwiseXorSchedule&, const PairwiseXorSchedule&) = default;
 
 private:
   std::size_t p_;

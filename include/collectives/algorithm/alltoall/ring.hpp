@@ -47,6 +47,8 @@ public:
     v.local({contiguous(Buffer::scratch, half(e), 1), contiguous(Buffer::output, (r + p - e) % p, 1)});
   }
 
+  friend constexpr bool operator==(const RingSchedule&, const RingSchedule&) = default;
+
 private:
   constexpr std::size_t half(std::size_t e) const { return (e % 2) * (size() - 1); }
   std::size_t p_;
@@ -93,6 +95,8 @@ public:
       v.local({contiguous(Buffer::scratch, down_half(e), 1), contiguous(Buffer::output, (r + e) % p, 1)});
     }
   }
+
+  friend constexpr bool operator==(const RingTwoWaySchedule&, const RingTwoWaySchedule&) = default;
 
 private:
   constexpr std::size_t up_half(std::size_t e) const { return (e % 2) * up(); }

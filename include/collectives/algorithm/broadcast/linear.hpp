@@ -37,6 +37,8 @@ public:
     for (std::size_t d = 1; d < p_; ++d) v.send({root_ + d < p_ ? root_ + d : root_ + d - p_, all});
   }
 
+  friend constexpr bool operator==(const BroadcastLinearSchedule&, const BroadcastLinearSchedule&) = default;
+
 private:
   std::size_t p_;
   std::size_t root_;

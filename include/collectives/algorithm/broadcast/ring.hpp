@@ -50,6 +50,8 @@ public:
     if (drel == step + 1 && drel <= down() && rel > up()) v.recv({next, all});
   }
 
+  friend constexpr bool operator==(const BroadcastRingSchedule&, const BroadcastRingSchedule&) = default;
+
 private:
   std::size_t p_;
   std::size_t root_;

@@ -38,6 +38,8 @@ public:
     v.local({contiguous(Buffer::input, 0, 1), contiguous(Buffer::output, root_, 1)});
   }
 
+  friend constexpr bool operator==(const GatherLinearSchedule&, const GatherLinearSchedule&) = default;
+
 private:
   std::size_t p_;
   std::size_t root_;

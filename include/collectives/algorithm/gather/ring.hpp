@@ -53,6 +53,8 @@ public:
     if (d >= 1 && e >= d + 1) v.recv({next, contiguous(Buffer::scratch, (e - 1) % 2, 1)});
   }
 
+  friend constexpr bool operator==(const GatherRingSchedule&, const GatherRingSchedule&) = default;
+
 private:
   std::size_t p_;
   std::size_t root_;

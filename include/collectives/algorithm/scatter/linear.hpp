@@ -40,6 +40,8 @@ public:
     v.local({contiguous(Buffer::input, root_, 1), contiguous(Buffer::output, 0, 1)});
   }
 
+  friend constexpr bool operator==(const ScatterLinearSchedule&, const ScatterLinearSchedule&) = default;
+
 private:
   std::size_t p_;
   std::size_t root_;

@@ -53,6 +53,8 @@ public:
     if (d >= 1 && e >= d + 1 && e - 1 < p - 1) v.send({next, contiguous(Buffer::scratch, (e - 1) % 2, 1)});
   }
 
+  friend constexpr bool operator==(const ScatterRingSchedule&, const ScatterRingSchedule&) = default;
+
 private:
   std::size_t p_;
   std::size_t root_;

@@ -43,6 +43,8 @@ public:
     v.recv({detail::sub_mod(r, q_, size()), contiguous(Buffer::output, 0, 1)});
   }
 
+  friend constexpr bool operator==(const ShiftDirectSchedule&, const ShiftDirectSchedule&) = default;
+
 private:
   std::size_t p_;
   std::size_t q_;

@@ -111,6 +111,8 @@ public:
     v.recv({column_forward() ? minus : plus, detail::shift_slot_counted(done + 1, n)});
   }
 
+  friend constexpr bool operator==(const ShiftMeshSchedule&, const ShiftMeshSchedule&) = default;
+
 private:
   /// b = q mod C and a = floor(q / C), for q already reduced mod p.
   constexpr std::size_t col_shift() const { return q_ % cols_; }

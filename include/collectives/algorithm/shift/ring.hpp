@@ -49,6 +49,8 @@ public:
     v.recv({forward() ? down : up, detail::shift_slot_uniform(step + 1, n)});
   }
 
+  friend constexpr bool operator==(const ShiftRingSchedule&, const ShiftRingSchedule&) = default;
+
 private:
   std::size_t p_;
   std::size_t q_;
