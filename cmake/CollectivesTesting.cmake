@@ -90,8 +90,8 @@ function(collectives_add_unit_tests family)
     collectives_catch_main collectives::collectives Catch2::Catch2 collectives_warnings)
   collectives_use_test_pch(${exe})
   # One TU per family (a unity build): the family's files instantiate the same collectives,
-  # schedules and estimates, which one TU compiles once (gcc preset: 214 -> 142 s of CPU
-  # for the six families of several files). So the names at namespace scope of a family's
+  # schedules and estimates, which one TU compiles once (gcc preset, clean builds: 190-214
+  # -> 140-142 s of CPU for the six families of several files). So the names at namespace scope of a family's
   # files must differ from file to file.
   set_target_properties(${exe} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 0)
   catch_discover_tests(${exe} PROPERTIES LABELS "unit;${family}" TIMEOUT 600)
@@ -289,10 +289,11 @@ function(collectives_mpi_test_environment)
     OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     # Containers often forbid the cross-memory-attach syscalls of vader.
     OMPI_MCA_btl_vader_single_copy_mechanism=none
-    # Open MPI's own messaging layer (ob1: shared memory, TCP), which is what it picks on a
-    # machine without a UCX network anyway; without this every MPI_Init first probes UCX,
-    # 0.2 s of each job's 0.3 s start (measured with Open MPI 4.1), and the suite starts
-    # some 150 jobs one after the other.
+    # Open MPI's own messaging layer (ob1: shared memory, TCP), which it picks anyway on a
+    # machine without a high-speed network; without this every MPI_Init first lets the
+    # `cm` layer probe the PSM network libraries (Debian's Open MPI 4.1 configuration
+    # already leaves UCX and OFI out), 0.2 s of each job's 0.3 s start, and the suite
+    # starts some 150 jobs one after the other.
     OMPI_MCA_pml=ob1
     # Open MPI/PMIx/libevent are not instrumented: without
     # ignore_noninstrumented_modules TSan reports their internal races and can

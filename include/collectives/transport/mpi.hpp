@@ -243,8 +243,8 @@ private:
   // One MPI message.
   struct Chunk {
     // User-provided: emplace_back() value-initialises, which for an implicit constructor
-    // zeroes the whole chunk first (`rep stos`, about 10 ns a message at 8 bytes) and then
-    // stores the member initialisers.
+    // zeroes the whole chunk first (a `rep stos` per message) and then stores the member
+    // initialisers.
     Chunk() noexcept {}
     std::size_t peer = 0;
     std::size_t seg = 0;   // first segment
