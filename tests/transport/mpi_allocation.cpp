@@ -1,7 +1,8 @@
 // A loop of collective calls on the MPI transport allocates nothing once warmed up (issue
 // 12 §1): every operator new of this process while a round of calls runs is counted, for
 // every collective by default, the rooted ones from every root (more different calls than
-// a communicator keeps plans and picks for), at three sizes. Registered at several rank
+// a communicator keeps plans and picks for), at three sizes; and a loop over more
+// problems than the picks kept, which selects on every call. Registered at several rank
 // counts (tests/transport/CMakeLists.txt), in the builds without sanitizers only: they
 // bring their own operator new, which a program may not replace.
 
@@ -17,6 +18,7 @@
 #include <cstdlib>
 #include <functional>
 #include <new>
+#include <span>
 #include <vector>
 
 namespace {
@@ -61,4 +63,30 @@ TEST_CASE("mpi: a loop of every collective allocates nothing once warmed up", "[
     CHECK(per_round[3] == 0);
     CHECK(per_round[4] == 0);
   }
+}
+
+TEST_CASE("mpi: a loop over more problems than picks kept allocates nothing once warmed up", "[mpi][allocation]")
+{
+  // 80 sizes in turn, more than the 64 problems whose picks a communicator keeps: every
+  // call selects its default again, and the estimates reuse the process's scratch.
+  constexpr std::size_t sizes = 80;
+  static_assert(sizes > SelectionPolicy::capacity);
+  mpi::Endpoint ep(MPI_COMM_WORLD);
+  const std::size_t p = ep.size();
+  Communicator comm{ep, Ring<>{p}};
+  std::vector<double> x(sizes, 1.0), y(sizes);
+  std::vector<std::size_t> per_round;
+  for (int i = 0; i < 4; ++i) {
+    const std::size_t before = allocations;
+    counting = true;
+    for (std::size_t m = 1; m <= sizes; ++m) {
+      allreduce(comm, std::span<const double>(x.data(), m), std::span<double>(y.data(), m), std::plus<>{});
+      broadcast(comm, std::span<double>(y.data(), m), m % p);
+    }
+    counting = false;
+    per_round.push_back(allocations - before);
+  }
+  CHECK(per_round[0] > 0);
+  CHECK(per_round[2] == 0);
+  CHECK(per_round[3] == 0);
 }

@@ -74,6 +74,31 @@ private:
   threads::Endpoint* ep_;
 };
 
+/// The allocations of each of `rounds` rounds on every rank of a team on `topology`: each
+/// rank makes its round with make_round(comm) (its buffers are not counted), then runs it
+/// `rounds` times between barriers (rank 0 reads the counter while no rank counts).
+template <class Topology, class MakeRound>
+std::vector<std::size_t> allocations_per_round(Topology topology, int rounds, MakeRound make_round)
+{
+  threads::Team team(topology.size());
+  std::vector<std::size_t> per_round;
+  team.run([&](threads::Endpoint& ep) {
+    Communicator comm{ep, topology};
+    auto round = make_round(comm);
+    std::size_t before = 0;
+    for (int i = 0; i < rounds; ++i) {
+      if (ep.rank() == 0) before = allocations.load();
+      barrier(comm);
+      counting = true;
+      round();
+      counting = false;
+      barrier(comm);
+      if (ep.rank() == 0) per_round.push_back(allocations.load() - before);
+    }
+  });
+  return per_round;
+}
+
 } // namespace
 
 TEST_CASE("threads: exchange() allocates nothing once warmed up", "[threads][allocation]")
@@ -145,31 +170,47 @@ TEST_CASE("threads: a loop over more calls than plans kept allocates nothing onc
 {
   // All-reduces of 8 elements at 80 places in turn: 80 plans (one problem, one pick), more
   // than the 64 a communicator keeps: every call makes its plan again, in a slot sized to
-  // the largest plan by the second round. (A loop over more problems than the 64 whose
-  // picks are kept selects on every call, and a selection allocates its link counts.)
+  // the largest plan by the second round.
   constexpr std::size_t p = 3, places = 80, m = 8;
   static_assert(places > detail::plan_slots);
-  threads::Team team(p);
-  std::vector<std::size_t> per_round;
-  team.run([&](threads::Endpoint& ep) {
-    Communicator comm{ep, Ring<>{p}};
-    std::vector<double> x(places + m, 1.0), y(places + m);
-    std::size_t before = 0;
-    for (int i = 0; i < 4; ++i) {
-      if (ep.rank() == 0) before = allocations.load();
-      barrier(comm);
-      counting = true;
+  const auto per_round = allocations_per_round(Ring<>{p}, 4, [](auto& comm) {
+    return [&comm, x = std::vector<double>(places + m, 1.0), y = std::vector<double>(places + m)]() mutable {
       for (std::size_t at = 0; at < places; ++at)
         allreduce(comm, std::span<const double>(x.data() + at, m), std::span<double>(y.data() + at, m), std::plus<>{});
-      counting = false;
-      barrier(comm);
-      if (ep.rank() == 0) per_round.push_back(allocations.load() - before);
-    }
+    };
   });
   REQUIRE(per_round.size() == 4);
   CHECK(per_round[0] > 0);
   CHECK(per_round[2] == 0);
   CHECK(per_round[3] == 0);
+}
+
+TEST_CASE("threads: a loop over more problems than picks kept allocates nothing once warmed up",
+          "[threads][allocation]")
+{
+  // 80 sizes in turn, more than the 64 problems whose picks a communicator keeps: every
+  // call selects its default again (estimating every candidate), and the estimates reuse
+  // the rank's scratch. On a ring and on a torus (whose estimate counts shared links), an
+  // all-reduce and a broadcast from a root that moves.
+  constexpr std::size_t sizes = 80;
+  static_assert(sizes > SelectionPolicy::capacity);
+  auto loop = [&](auto topology) {
+    const std::size_t p = topology.size();
+    const auto per_round = allocations_per_round(topology, 4, [p](auto& comm) {
+      return [&comm, p, x = std::vector<double>(sizes, 1.0), y = std::vector<double>(sizes)]() mutable {
+        for (std::size_t m = 1; m <= sizes; ++m) {
+          allreduce(comm, std::span<const double>(x.data(), m), std::span<double>(y.data(), m), std::plus<>{});
+          broadcast(comm, std::span<double>(y.data(), m), m % p);
+        }
+      };
+    });
+    REQUIRE(per_round.size() == 4);
+    CHECK(per_round[0] > 0);
+    CHECK(per_round[2] == 0);
+    CHECK(per_round[3] == 0);
+  };
+  SECTION("Ring<>{5}") { loop(Ring<>{5}); }
+  SECTION("Torus<2, 3>") { loop(Torus<2, 3>{}); }
 }
 
 TEST_CASE("threads: a user's schedule run through execute() in a loop allocates nothing once warmed up",

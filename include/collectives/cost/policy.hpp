@@ -7,6 +7,7 @@
 #include <collectives/cost/model.hpp>
 #include <collectives/detail/require.hpp>
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstddef>
@@ -77,7 +78,11 @@ public:
         for (std::size_t i = 1; i < capacity; ++i)
           if (entries_[i].last_use < entries_[at].last_use) at = i;
       slot = &entries_[at];
-      slot->by_root.assign(problem.root + 1, unknown); // reuses the old problem's memory
+      // Reuses the old problem's memory, made as wide as the widest problem's: a loop over
+      // more problems than kept allocates nothing once every root has come.
+      widest_ = std::max(widest_, problem.root + 1);
+      slot->by_root.reserve(widest_);
+      slot->by_root.assign(problem.root + 1, unknown);
       if (used_ < capacity) ++used_;
       remembered_ -= slot->picks;
       slot->collective = c;
@@ -85,6 +90,7 @@ public:
       slot->picks = 0;
       keys_[at] = key;
     } else if (problem.root >= slot->by_root.size()) {
+      widest_ = std::max(widest_, problem.root + 1);
       slot->by_root.resize(problem.root + 1, unknown);
     }
     slot->by_root[problem.root] = static_cast<std::uint8_t>(index);
@@ -152,6 +158,7 @@ private:
   std::array<Entry, capacity> entries_{};
   std::array<std::uint8_t, all_collectives.size()> latest_{}; // per collective: its latest entry
   std::size_t used_ = 0, remembered_ = 0;
+  std::size_t widest_ = 0; // the most roots of any entry so far
   std::uint64_t clock_ = 0;
 };
 

@@ -13,6 +13,7 @@
 
 #include <collectives/detail/bits.hpp>
 #include <collectives/detail/require.hpp>
+#include <collectives/detail/recycled.hpp>
 #include <collectives/detail/zeroed_array.hpp>
 #include <collectives/topology/concepts.hpp>
 #include <collectives/topology/hypercube.hpp>
@@ -324,8 +325,8 @@ private:
   RouteWalker<Topo> walker_;
   bool distinct_;
   std::size_t most_ = 0;
-  std::vector<std::size_t> route_at_; // per message: its first entry in route_links_
-  std::vector<Entry> route_links_, sorted_;
+  RecycledVector<std::size_t> route_at_; // per message: its first entry in route_links_
+  RecycledVector<Entry> route_links_, sorted_;
 };
 
 template <class Topo>

@@ -24,6 +24,7 @@
 #include <collectives/cost/model.hpp>
 #include <collectives/cost/routes.hpp>
 #include <collectives/detail/require.hpp>
+#include <collectives/detail/recycled.hpp>
 #include <collectives/detail/zeroed_array.hpp>
 #include <collectives/topology/concepts.hpp>
 
@@ -249,11 +250,11 @@ private:
   double m_;
   std::size_t p_;
   LinkLoad<Topo> load_;
-  std::vector<CostMessage> messages_;
+  RecycledVector<CostMessage> messages_;
   ZeroedArray<PortBusy> send_, recv_; // zero between steps
   ZeroedArray<std::size_t> local_;    // zero between steps
   ZeroedArray<std::size_t> mark_;     // the stamp of the step that last touched the rank
-  std::vector<std::size_t> touched_;  // ranks with messages or local work in this step
+  RecycledVector<std::size_t> touched_;  // ranks with messages or local work in this step
   std::size_t stamp_ = 0;
   std::size_t from_ = 0;
   std::size_t seq_ = 0, next_seq_ = 0;

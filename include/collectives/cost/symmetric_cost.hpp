@@ -38,6 +38,7 @@
 #include <collectives/cost/step_cost.hpp>
 #include <collectives/cost/fully_connected.hpp>
 #include <collectives/detail/bits.hpp>
+#include <collectives/detail/recycled.hpp>
 #include <collectives/detail/zeroed_array.hpp>
 #include <collectives/schedule/schedule.hpp>
 #include <collectives/schedule/rings.hpp>
@@ -1630,7 +1631,7 @@ private:
   std::size_t cur_ = 0;
   bool have_prev_ = false;
   StepTally prev_{};
-  std::vector<Run> runs_;
+  RecycledVector<Run> runs_;
   RepStep conv_{};
   TorusFamilies families_{};
   Small small_{};

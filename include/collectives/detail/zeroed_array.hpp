@@ -4,19 +4,28 @@
 // evaluation, vector's assign(n, v) and resize(n) construct the elements one by one, and
 // the compilers count each against their limits (clang++ 14: about 24 steps an element,
 // 100 k for a Mesh<32,32>'s links), where `new T[n]()` is one step for a scalar and one an
-// element for a class. At run time it is the same zeroed allocation.
+// element for a class. At run time its storage is recycled per thread (recycled.hpp), so
+// that an estimate made again allocates nothing once warmed up.
+
+#include <collectives/detail/recycled.hpp>
 
 #include <cstddef>
+#include <memory>
+#include <type_traits>
 #include <utility>
 
 namespace collectives::detail {
 
 template <class T>
 class ZeroedArray {
+  static_assert(std::is_trivially_destructible_v<T> && std::is_trivially_copyable_v<T>,
+                "ZeroedArray: its run-time storage is raw recycled memory");
+
 public:
   constexpr ZeroedArray() = default;
-  constexpr ZeroedArray(const ZeroedArray& other) : data_(other.size_ ? new T[other.size_]() : nullptr), size_(other.size_)
+  constexpr ZeroedArray(const ZeroedArray& other)
   {
+    zero(other.size_);
     for (std::size_t i = 0; i < size_; ++i) data_[i] = other.data_[i];
   }
   constexpr ZeroedArray(ZeroedArray&& other) noexcept
@@ -29,13 +38,20 @@ public:
     std::swap(size_, other.size_);
     return *this;
   }
-  constexpr ~ZeroedArray() { delete[] data_; }
+  constexpr ~ZeroedArray() { release(); }
 
   /// Replaces the contents with n value-initialised elements.
   constexpr void zero(std::size_t n)
   {
-    delete[] data_;
-    data_ = n ? new T[n]() : nullptr;
+    release();
+    if (n == 0) return;
+    if (std::is_constant_evaluated()) {
+      data_ = new T[n]();
+    } else {
+      if (n > static_cast<std::size_t>(-1) / 2 / sizeof(T)) throw std::bad_array_new_length();
+      data_ = static_cast<T*>(RecycledBlocks::take(n * sizeof(T)));
+      std::uninitialized_value_construct_n(data_, n);
+    }
     size_ = n;
   }
   constexpr bool empty() const { return size_ == 0; }
@@ -46,6 +62,18 @@ public:
   constexpr const T& operator[](std::size_t i) const { return data_[i]; }
 
 private:
+  constexpr void release() noexcept
+  {
+    if (data_ != nullptr) {
+      if (std::is_constant_evaluated())
+        delete[] data_;
+      else
+        RecycledBlocks::give(data_, size_ * sizeof(T));
+    }
+    data_ = nullptr;
+    size_ = 0;
+  }
+
   T* data_ = nullptr;
   std::size_t size_ = 0;
 };
