@@ -547,3 +547,27 @@ TEST_CASE("schedules: a non-commutative spec on a reordering schedule fails veri
   CHECK_FALSE(verify(NotCommutative(ReduceTreeSchedule(8, ring_shape(8), 3, true))).ok);
   CHECK_FALSE(verify(NotCommutative(ReduceRingSchedule(6, 2, true))).ok);
 }
+
+// Either (a union and a flag, not std::variant): which alternative it holds, what it
+// forwards, and equality by alternative and value, at compile time.
+namespace {
+constexpr bool either_laws()
+{
+  const auto halving = reduce_scatter_gather_schedule(8, 3, true);  // p a power of two
+  const auto pairwise = reduce_scatter_gather_schedule(6, 3, true); // not
+  const auto pairwise_root = reduce_scatter_gather_schedule(6, 2, true);
+  return halving.first() && !pairwise.first() && halving.size() == 8 && pairwise.size() == 6 &&
+         halving.num_steps() == reduce_scatter_gather_halving(8, 3, true).num_steps() &&
+         pairwise.num_steps() == reduce_scatter_gather_pairwise(6, 3, true).num_steps() &&
+         halving == reduce_scatter_gather_schedule(8, 3, true) && pairwise == reduce_scatter_gather_schedule(6, 3, true) &&
+         !(pairwise == pairwise_root) && !(halving == reduce_scatter_gather_schedule(8, 3, false));
+}
+static_assert(either_laws());
+} // namespace
+
+TEST_CASE("schedules: Either holds one alternative, forwards to it and compares by it", "[schedule]")
+{
+  CHECK(either_laws());
+  // Verified as the reduce it states, for both alternatives.
+  for (std::size_t p : {4, 5, 8}) CHECK(verify(reduce_scatter_gather_schedule(p, 1, true)).ok);
+}

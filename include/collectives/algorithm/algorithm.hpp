@@ -29,6 +29,7 @@
 
 #include <collectives/algorithm/collective.hpp>
 #include <collectives/detail/bits.hpp>
+#include <collectives/detail/config.hpp>
 #include <collectives/detail/require.hpp>
 #include <collectives/topology/concepts.hpp>
 
@@ -268,7 +269,7 @@ constexpr bool fits(A a, const T& topo, const Problem& problem = {})
 
 namespace detail {
 
-[[noreturn]] inline void throw_unfit(Collective c, std::string_view alg, std::string_view why, std::size_t p)
+[[noreturn]] COLLECTIVES_COLD inline void throw_unfit(Collective c, std::string_view alg, std::string_view why, std::size_t p)
 {
   throw_invalid({"collectives::", collective_name(c), "(", alg, "): ", why, " (p = ", p, ")"});
 }

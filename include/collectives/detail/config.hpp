@@ -18,3 +18,12 @@
 #else
 #define COLLECTIVES_DECL inline
 #endif
+
+/// On the functions that build error texts and throw: compiled for size and kept out of
+/// line, so that a header-only translation unit spends less time optimising them, and
+/// the hot paths that call them stay small.
+#if defined(__GNUC__) || defined(__clang__)
+#define COLLECTIVES_COLD [[gnu::cold]]
+#else
+#define COLLECTIVES_COLD
+#endif

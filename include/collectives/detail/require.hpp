@@ -14,12 +14,12 @@ namespace collectives::detail {
 
 // Out of line and never constexpr, so a failing check in constant evaluation stops the
 // compiler at a call whose argument is the message.
-[[noreturn]] inline void throw_invalid_argument(std::string_view what)
+[[noreturn]] COLLECTIVES_COLD inline void throw_invalid_argument(std::string_view what)
 {
   throw std::invalid_argument(std::string(what));
 }
 
-[[noreturn]] inline void throw_length_error(std::string_view what)
+[[noreturn]] COLLECTIVES_COLD inline void throw_length_error(std::string_view what)
 {
   throw std::length_error(std::string(what));
 }
@@ -54,13 +54,13 @@ struct TextPiece {
 };
 
 /// The text of `pieces`, in order.
-COLLECTIVES_DECL std::string text_of(std::initializer_list<TextPiece> pieces);
+COLLECTIVES_COLD COLLECTIVES_DECL std::string text_of(std::initializer_list<TextPiece> pieces);
 
 /// Throws std::invalid_argument with the text of `pieces`.
-[[noreturn]] COLLECTIVES_DECL void throw_invalid(std::initializer_list<TextPiece> pieces);
+[[noreturn]] COLLECTIVES_COLD COLLECTIVES_DECL void throw_invalid(std::initializer_list<TextPiece> pieces);
 
 /// Throws std::length_error with the text of `pieces`.
-[[noreturn]] COLLECTIVES_DECL void throw_length(std::initializer_list<TextPiece> pieces);
+[[noreturn]] COLLECTIVES_COLD COLLECTIVES_DECL void throw_length(std::initializer_list<TextPiece> pieces);
 
 } // namespace collectives::detail
 

@@ -43,10 +43,10 @@ namespace detail {
 
 /// "broadcast (binomial), call 3, step 1 of 2"; "an exchange outside any collective" when
 /// the caller gave no StepInfo.
-COLLECTIVES_DECL std::string describe_step(const StepInfo* info);
+COLLECTIVES_COLD COLLECTIVES_DECL std::string describe_step(const StepInfo* info);
 
 /// " (1000 and 4000 elements of 4 bytes)" when the call's element size is known.
-COLLECTIVES_DECL std::string element_counts(std::size_t want, std::size_t have, const StepInfo* info);
+COLLECTIVES_COLD COLLECTIVES_DECL std::string element_counts(std::size_t want, std::size_t have, const StepInfo* info);
 
 /// The usual reasons ranks disagree, appended to every mismatch message.
 inline constexpr const char* mismatch_causes =
@@ -56,7 +56,7 @@ inline constexpr const char* mismatch_causes =
 
 /// "rank 1 expects 4000 bytes from rank 0, which sends 16000 bytes, in broadcast (binomial),
 /// call 3, step 1 of 2. <causes>" (the first words are what earlier releases said).
-COLLECTIVES_DECL std::string size_mismatch_text(const char* transport, std::size_t me, std::size_t peer,
+COLLECTIVES_COLD COLLECTIVES_DECL std::string size_mismatch_text(const char* transport, std::size_t me, std::size_t peer,
                                                 std::size_t want, std::size_t have, const StepInfo* info);
 
 } // namespace detail

@@ -314,7 +314,7 @@ private:
 
   void pack(const Chunk& c);
 
-  [[noreturn]] void throw_length(const Chunk& c, const std::string& got) const;
+  [[noreturn]] COLLECTIVES_COLD void throw_length(const Chunk& c, const std::string& got) const;
 
   // A received chunk: its MPI status says how much arrived.
   void check_received(const Chunk& c, MPI_Status& status, int code, const char* call) const;
@@ -372,7 +372,7 @@ private:
   void post_and_wait(std::size_t first_send);
 
   /// The watchdog's report; ends the job.
-  [[noreturn]] void watchdog(std::size_t first_send, std::chrono::steady_clock::duration waited) const;
+  [[noreturn]] COLLECTIVES_COLD void watchdog(std::size_t first_send, std::chrono::steady_clock::duration waited) const;
 
   // After a failure: no receive may write into the caller's memory once exchange() has
   // thrown, so pending receives are cancelled (and waited for: one that had already

@@ -389,7 +389,7 @@ private:
     std::rethrow_exception(ptr);
   }
 
-  [[noreturn]] void throw_released(std::size_t me, std::size_t peer, const StepInfo* info);
+  [[noreturn]] COLLECTIVES_COLD void throw_released(std::size_t me, std::size_t peer, const StepInfo* info);
 
   static void pause()
   {
@@ -415,7 +415,7 @@ private:
                       const ReceiveCombine* combine, std::size_t bytes);
   void block(std::size_t me);
   void withdraw(std::size_t me) noexcept;
-  std::string waits_text(std::size_t r);
+  COLLECTIVES_COLD std::string waits_text(std::size_t r);
   void check_header(std::size_t me, const RecvRequest& r, const Header& h, const StepInfo* info);
   void check_all_received();
 

@@ -41,6 +41,7 @@
 #include <cstdint>
 #include <cstring>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 namespace collectives {
@@ -143,6 +144,13 @@ struct CalibrationLocalSchedule {
   }
 };
 
+/// T, as a type that depends on E: clang++ instantiates at a template's definition what
+/// its non-dependent expressions use (here the executor for calibrate's local schedule and
+/// vector<SendRequest>: about 75 ms of every translation unit that includes this header),
+/// and a dependent type defers that to the template's own instantiation.
+template <class E, class T>
+using dependent_on = std::conditional_t<sizeof(E) != 0, T, void>;
+
 /// Rank 0's `values` on every rank (rank 0 sends them to each other rank).
 template <endpoint E, std::size_t N>
 void calibration_agree(E& ep, std::array<double, N>& values)
@@ -151,7 +159,7 @@ void calibration_agree(E& ep, std::array<double, N>& values)
   if (p < 2) return;
   if (ep.rank() == 0) {
     const ConstBytes piece{reinterpret_cast<const std::byte*>(values.data()), sizeof values};
-    std::vector<SendRequest> sends;
+    std::vector<dependent_on<E, SendRequest>> sends;
     for (std::size_t r = 1; r < p; ++r) sends.push_back(SendRequest{r, std::span<const ConstBytes>(&piece, 1)});
     ep.exchange(std::span<const SendRequest>(sends), {});
   } else {
@@ -246,7 +254,7 @@ Calibration calibrate_detailed(E& ep, const CalibrationOptions& options = {})
     for (std::size_t w : sizes) {
       const std::size_t n_doubles = std::max<std::size_t>(1, w * options.word_bytes / sizeof(double));
       std::vector<double> src(n_doubles, 1.0), dst(n_doubles, 0.0);
-      detail::CalibrationSelf self;
+      detail::dependent_on<E, detail::CalibrationSelf> self;
       auto once = [&] {
         execute(detail::CalibrationLocalSchedule{}, self, src.data(), BlockLayout{n_doubles}, dst.data(),
                 BlockLayout{n_doubles}, 0, [](double x, double y) { return x + y; });
