@@ -16,10 +16,12 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <map>
 #include <set>
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace collectives;
@@ -376,6 +378,63 @@ TEST_CASE("default algorithm: picks are kept per problem and root and the least 
   CHECK(chosen == 6);
   CHECK(pick(Collective::scan, Problem{.m = 4, .in_place = true}, 9) == 1);
   CHECK(chosen == 6);
+}
+
+TEST_CASE("default algorithm: the picks kept match a least-recently-used reference", "[cost][select][default]")
+{
+  // A long random sequence over more problems than kept, with roots: the policy works a
+  // pick out exactly when a plain least-recently-used list of `capacity` problems would
+  // not hold it, and always returns the pick made for its (problem, root). This checks
+  // the hash table the look-up probes, and its deletions when a problem makes room.
+  constexpr std::size_t capacity = SelectionPolicy::capacity;
+  SelectionPolicy policy;
+  struct Kept {
+    std::uint64_t last_use = 0;
+    std::set<std::size_t> roots;
+  };
+  std::map<std::pair<int, std::size_t>, Kept> reference; // (collective, m) -> roots known
+  std::uint64_t clock = 0;
+  std::size_t chosen = 0, expected_chosen = 0, wrong = 0;
+  std::uint64_t state = 12345;
+  auto next = [&](std::uint64_t bound) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return (state >> 33) % bound;
+  };
+  for (int i = 0; i < 40000; ++i) {
+    // Mostly a working set smaller than the capacity, sometimes any of three times more.
+    const std::size_t m = next(4) != 0 ? next(capacity * 3 / 4) : next(3 * capacity);
+    const std::size_t root = next(3);
+    const int c = static_cast<int>(next(2));
+    const Collective coll = c == 0 ? Collective::broadcast : Collective::reduce;
+    const std::size_t answer = (m * 7 + root + static_cast<std::size_t>(c)) % 251;
+    ++clock;
+    auto it = reference.find({c, m});
+    if (it == reference.end() || !it->second.roots.contains(root)) {
+      ++expected_chosen;
+      if (it == reference.end()) {
+        if (reference.size() == capacity) {
+          auto oldest = reference.begin();
+          for (auto j = reference.begin(); j != reference.end(); ++j)
+            if (j->second.last_use < oldest->second.last_use) oldest = j;
+          reference.erase(oldest);
+        }
+        it = reference.emplace(std::pair{c, m}, Kept{}).first;
+      }
+      it->second.roots.insert(root);
+    }
+    it->second.last_use = clock;
+    const std::size_t got = policy.pick(coll, Problem{.m = static_cast<double>(m), .root = root}, [&] {
+      ++chosen;
+      return answer;
+    });
+    wrong += got != answer;
+  }
+  CHECK(wrong == 0);
+  CHECK(chosen == expected_chosen);
+  CHECK(chosen > capacity); // problems did make room for others
+  std::size_t picks = 0;
+  for (const auto& [key, kept] : reference) picks += kept.roots.size();
+  CHECK(policy.remembered() == picks);
 }
 
 TEST_CASE("default algorithm: a loop whose root moves selects once per root", "[cost][select][default]")

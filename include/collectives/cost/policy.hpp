@@ -23,8 +23,8 @@ class SelectionPolicy {
 public:
   static constexpr std::size_t npos = std::numeric_limits<std::size_t>::max();
   /// How many problems (without their roots) have their picks remembered (the least
-  /// recently used makes room).
-  static constexpr std::size_t capacity = 64;
+  /// recently used makes room). Their entries are allocated as problems come.
+  static constexpr std::size_t capacity = 1024;
 
   /// `word_bytes`: the size of the model's word (message sizes are converted to words).
   /// Requirements: a valid model (CostModel::validated), word_bytes >= 1;
@@ -58,8 +58,9 @@ public:
   /// broadcast of the k-th pivot row from rank k % p) selects once per root, not on every
   /// call; so does a loop over up to `capacity` sizes. (A selection estimates every
   /// candidate on every rank: 1.5 us at p = 2, 7 us at p = 8, 70 us at p = 32, where a call
-  /// that finds its pick takes 50-100 ns of the library's own work.) Allocates only when a
-  /// problem or root is new.
+  /// that finds its pick takes 50-100 ns of the library's own work; a look-up that is not
+  /// the collective's latest probes a hash table.)
+  /// Allocates only when a problem or root is new.
   template <class Choose>
   constexpr std::size_t pick(Collective c, const Problem& problem, Choose&& choose)
   {
@@ -77,6 +78,13 @@ public:
       if (used_ == capacity)
         for (std::size_t i = 1; i < capacity; ++i)
           if (entries_[i].last_use < entries_[at].last_use) at = i;
+      if (at == entries_.size()) { // a new entry (kept, empty, by clear())
+        entries_.emplace_back();
+        keys_.push_back(0);
+        if (table_.empty()) table_.assign(table_size, 0);
+      } else if (at < used_) {
+        table_erase(at); // the least recently used problem makes room
+      }
       slot = &entries_[at];
       // Reuses the old problem's memory, made as wide as the widest problem's: a loop over
       // more problems than kept allocates nothing once every root has come.
@@ -89,6 +97,7 @@ public:
       slot->problem = problem;
       slot->picks = 0;
       keys_[at] = key;
+      table_insert(at);
     } else if (problem.root >= slot->by_root.size()) {
       widest_ = std::max(widest_, problem.root + 1);
       slot->by_root.resize(problem.root + 1, unknown);
@@ -97,7 +106,7 @@ public:
     slot->last_use = clock_;
     ++slot->picks;
     ++remembered_;
-    latest_[static_cast<std::size_t>(c)] = static_cast<std::uint8_t>(slot - entries_.data());
+    latest_[static_cast<std::size_t>(c)] = static_cast<std::uint16_t>(slot - entries_.data());
     return index;
   }
   /// Number of picks remembered (one per problem and root).
@@ -108,6 +117,7 @@ public:
       entries_[i].by_root.clear();
       entries_[i].picks = 0;
     }
+    for (auto& t : table_) t = 0;
     used_ = remembered_ = 0;
   }
 
@@ -120,7 +130,7 @@ private:
     std::uint64_t last_use = 0;
   };
   static constexpr std::uint8_t unknown = 0xff;
-  static_assert(capacity < 256, "latest_ holds an entry's index in a byte");
+  static_assert(capacity < 65536, "latest_ holds an entry's index in 16 bits");
   static constexpr std::size_t max_root = std::size_t{1} << 24; // a pick per root: a byte each
   static constexpr bool same(const Problem& a, const Problem& b)
   {
@@ -137,26 +147,66 @@ private:
     return h ^ (h >> 29);
   }
   /// The entry of (c, problem): the collective's latest first (a loop that repeats one call
-  /// looks at one entry, and hashes nothing), else the first whose hash matches. Sets `key`
-  /// (the hash) when it scans or finds nothing.
+  /// looks at one entry, and hashes nothing), else the one the hash table finds. Sets `key`
+  /// (the hash) when it looks in the table.
   constexpr Entry* find(Collective c, const Problem& problem, std::uint64_t& key)
   {
     const std::size_t latest = latest_[static_cast<std::size_t>(c)];
     if (latest < used_ && entries_[latest].collective == c && same(entries_[latest].problem, problem))
       return &entries_[latest];
     key = key_of(c, problem);
-    for (std::size_t i = 0; i < used_; ++i)
+    if (table_.empty()) return nullptr;
+    for (std::size_t t = home(key); table_[t] != 0; t = (t + 1) & (table_size - 1)) {
+      const std::size_t i = table_[t] - 1u;
       if (keys_[i] == key && entries_[i].collective == c && same(entries_[i].problem, problem)) {
-        latest_[static_cast<std::size_t>(c)] = static_cast<std::uint8_t>(i);
+        latest_[static_cast<std::size_t>(c)] = static_cast<std::uint16_t>(i);
         return &entries_[i];
       }
+    }
     return nullptr;
+  }
+  // The hash table: open addressing with linear probing over table_size slots (twice the
+  // capacity, so probes stay short), each the index + 1 of an entry in use (0: empty).
+  static constexpr std::size_t table_size = 2 * capacity;
+  static_assert((table_size & (table_size - 1)) == 0, "the table's size is a power of two");
+  /// A key's first slot: the top bits of a multiplicative hash (the key's own low bits
+  /// vary little between sizes, whose doubles differ in their high bits).
+  static constexpr std::size_t home(std::uint64_t key)
+  {
+    return static_cast<std::size_t>((key * 0x9e3779b97f4a7c15ull) >> 53) & (table_size - 1);
+  }
+  static_assert(table_size <= (std::size_t{1} << 11), "home() takes 11 bits");
+  constexpr void table_insert(std::size_t i)
+  {
+    std::size_t t = home(keys_[i]);
+    while (table_[t] != 0) t = (t + 1) & (table_size - 1);
+    table_[t] = static_cast<std::uint16_t>(i + 1);
+  }
+  /// Removes entry i from the table, moving back the entries after it that would otherwise
+  /// no longer be found from their home slot (deletion without tombstones).
+  constexpr void table_erase(std::size_t i)
+  {
+    std::size_t hole = home(keys_[i]);
+    while (table_[hole] != i + 1) hole = (hole + 1) & (table_size - 1);
+    for (std::size_t t = (hole + 1) & (table_size - 1); table_[t] != 0; t = (t + 1) & (table_size - 1)) {
+      const std::size_t h = home(keys_[table_[t] - 1u]);
+      // The entry at t may fill the hole when its home is not cyclically in (hole, t].
+      const bool reachable = hole < t ? (h > hole && h <= t) : (h > hole || h <= t);
+      if (!reachable) {
+        table_[hole] = table_[t];
+        hole = t;
+      }
+    }
+    table_[hole] = 0;
   }
   CostModel model_{};
   std::size_t word_bytes_ = 8;
-  std::array<std::uint64_t, capacity> keys_{}; // key_of each entry: what a look-up scans
-  std::array<Entry, capacity> entries_{};
-  std::array<std::uint8_t, all_collectives.size()> latest_{}; // per collective: its latest entry
+  // Entries (and their keys) as problems come, up to `capacity`: a communicator that calls
+  // a few problems keeps a few.
+  std::vector<std::uint64_t> keys_; // key_of each entry
+  std::vector<Entry> entries_;
+  std::vector<std::uint16_t> table_; // allocated with the first entry
+  std::array<std::uint16_t, all_collectives.size()> latest_{}; // per collective: its latest entry
   std::size_t used_ = 0, remembered_ = 0;
   std::size_t widest_ = 0; // the most roots of any entry so far
   std::uint64_t clock_ = 0;
