@@ -5,6 +5,7 @@
 
 #include <collectives/algorithm/collective.hpp>
 #include <collectives/cost/model.hpp>
+#include <collectives/detail/dependent.hpp>
 #include <collectives/detail/require.hpp>
 
 #include <algorithm>
@@ -78,10 +79,12 @@ public:
       if (used_ == capacity)
         for (std::size_t i = 1; i < capacity; ++i)
           if (entries_[i].last_use < entries_[at].last_use) at = i;
+      // The vectors' growth through types that depend on Choose (detail/dependent.hpp): a
+      // translation unit that never picks does not compile it (20 ms with clang++).
       if (at == entries_.size()) { // a new entry (kept, empty, by clear())
-        entries_.emplace_back();
-        keys_.push_back(0);
-        if (table_.empty()) table_.assign(table_size, 0);
+        detail::deferred<Choose>(entries_).emplace_back();
+        detail::deferred<Choose>(keys_).push_back(0);
+        if (table_.empty()) detail::deferred<Choose>(table_).assign(table_size, 0);
       } else if (at < used_) {
         table_erase(at); // the least recently used problem makes room
       }
@@ -89,8 +92,8 @@ public:
       // Reuses the old problem's memory, made as wide as the widest problem's: a loop over
       // more problems than kept allocates nothing once every root has come.
       widest_ = std::max(widest_, problem.root + 1);
-      slot->by_root.reserve(widest_);
-      slot->by_root.assign(problem.root + 1, unknown);
+      detail::deferred<Choose>(slot->by_root).reserve(widest_);
+      detail::deferred<Choose>(slot->by_root).assign(problem.root + 1, unknown);
       if (used_ < capacity) ++used_;
       remembered_ -= slot->picks;
       slot->collective = c;
@@ -100,7 +103,7 @@ public:
       table_insert(at);
     } else if (problem.root >= slot->by_root.size()) {
       widest_ = std::max(widest_, problem.root + 1);
-      slot->by_root.resize(problem.root + 1, unknown);
+      detail::deferred<Choose>(slot->by_root).resize(problem.root + 1, unknown);
     }
     slot->by_root[problem.root] = static_cast<std::uint8_t>(index);
     slot->last_use = clock_;

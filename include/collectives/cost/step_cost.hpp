@@ -24,6 +24,7 @@
 #include <collectives/cost/model.hpp>
 #include <collectives/cost/routes.hpp>
 #include <collectives/detail/require.hpp>
+#include <collectives/detail/dependent.hpp>
 #include <collectives/detail/recycled.hpp>
 #include <collectives/detail/zeroed_array.hpp>
 #include <collectives/topology/concepts.hpp>
@@ -164,8 +165,10 @@ public:
       recv_.zero(p_);
       local_.zero(p_);
       mark_.zero(p_);
-      touched_.reserve(p_); // (no regrowth: constant evaluation counts every copy)
-      messages_.reserve(p_);
+      // (No regrowth: constant evaluation counts every copy. The vectors through types that
+      // depend on Topo: detail/dependent.hpp.)
+      deferred<Topo>(touched_).reserve(p_);
+      deferred<Topo>(messages_).reserve(p_);
     }
     ++stamp_;
     messages_.clear();
@@ -185,7 +188,7 @@ public:
   constexpr void message(std::size_t to, std::size_t blocks, bool fresh = false)
   {
     expect(to < p_, "collectives::estimate: a schedule sends to a rank out of range");
-    messages_.push_back({from_, to, blocks, 0, seq_, fresh});
+    deferred<Topo>(messages_).push_back({from_, to, blocks, 0, seq_, fresh});
     touch(to);
   }
   /// `blocks` blocks of local work (locals and combining receives) on rank r.
@@ -243,7 +246,7 @@ private:
   {
     if (mark_[r] == stamp_) return;
     mark_[r] = stamp_;
-    touched_.push_back(r);
+    deferred<Topo>(touched_).push_back(r);
   }
 
   CostModel model_;

@@ -28,6 +28,7 @@
 
 #include <collectives/cost/model.hpp>
 #include <collectives/detail/config.hpp>
+#include <collectives/detail/dependent.hpp>
 #include <collectives/detail/require.hpp>
 #include <collectives/execution/communicator.hpp>
 #include <collectives/execution/executor.hpp>
@@ -41,7 +42,6 @@
 #include <cstdint>
 #include <cstring>
 #include <span>
-#include <type_traits>
 #include <vector>
 
 namespace collectives {
@@ -144,13 +144,6 @@ struct CalibrationLocalSchedule {
   }
 };
 
-/// T, as a type that depends on E: clang++ instantiates at a template's definition what
-/// its non-dependent expressions use (here the executor for calibrate's local schedule and
-/// vector<SendRequest>: about 75 ms of every translation unit that includes this header),
-/// and a dependent type defers that to the template's own instantiation.
-template <class E, class T>
-using dependent_on = std::conditional_t<sizeof(E) != 0, T, void>;
-
 /// Rank 0's `values` on every rank (rank 0 sends them to each other rank).
 template <endpoint E, std::size_t N>
 void calibration_agree(E& ep, std::array<double, N>& values)
@@ -159,6 +152,7 @@ void calibration_agree(E& ep, std::array<double, N>& values)
   if (p < 2) return;
   if (ep.rank() == 0) {
     const ConstBytes piece{reinterpret_cast<const std::byte*>(values.data()), sizeof values};
+    // (Dependent types: see detail/dependent.hpp; here about 75 ms of a clang++ TU.)
     std::vector<dependent_on<E, SendRequest>> sends;
     for (std::size_t r = 1; r < p; ++r) sends.push_back(SendRequest{r, std::span<const ConstBytes>(&piece, 1)});
     ep.exchange(std::span<const SendRequest>(sends), {});
