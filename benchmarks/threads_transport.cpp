@@ -413,11 +413,18 @@ int main(int argc, char** argv)
     row("reduce, root k % p", null_ns(set.p, model, n, [&](auto& c) {
           reduce(c, std::span<const double>(one), std::span<double>(res), std::plus<>{}, k++ % c.size());
         }));
-    std::vector<double> many(24, 1.0), many_res(24);
-    row("allreduce, 1..24 elements in turn", null_ns(set.p, model, n, [&](auto& c) {
-          const std::size_t m = 1 + k++ % 24;
-          allreduce(c, std::span<const double>(many.data(), m), std::span<double>(many_res.data(), m), std::plus<>{});
-        }));
+    std::vector<double> many(200, 1.0), many_res(200);
+    auto sizes_in_turn = [&](std::size_t sizes) {
+      return null_ns(set.p, model, n, [&](auto& c) {
+        const std::size_t m = 1 + k++ % sizes;
+        allreduce(c, std::span<const double>(many.data(), m), std::span<double>(many_res.data(), m), std::plus<>{});
+      });
+    };
+    row("allreduce, 1..24 elements in turn", sizes_in_turn(24));
+    // More sizes than the 64 plans a communicator keeps (each call makes its plan again),
+    // fewer than the 1024 problems whose picks it keeps (until 2026-11-27 it kept 64, and
+    // every call of this loop selected again).
+    row("allreduce, 1..200 elements in turn", sizes_in_turn(200));
   }
   return all_ok ? 0 : 1;
 }

@@ -190,8 +190,8 @@ TEST_CASE("threads: a loop over more problems than picks kept allocates nothing 
 {
   // More sizes in turn than the problems whose picks a communicator keeps: every call
   // selects its default again (estimating every candidate), and the estimates reuse the
-  // rank's scratch. On a ring and on a torus (whose estimate counts shared links), an
-  // all-reduce and a broadcast from a root that moves.
+  // rank's scratch. On a ring and on a two-dimensional torus, an all-reduce and a
+  // broadcast from a root that moves.
   constexpr std::size_t sizes = SelectionPolicy::capacity + 16;
   auto loop = [&](auto topology) {
     const std::size_t p = topology.size();

@@ -48,8 +48,7 @@ public:
     if (std::is_constant_evaluated()) {
       data_ = new T[n]();
     } else {
-      if (n > static_cast<std::size_t>(-1) / 2 / sizeof(T)) throw std::bad_array_new_length();
-      data_ = static_cast<T*>(RecycledBlocks::take(n * sizeof(T)));
+      data_ = RecycledAllocator<T>{}.allocate(n);
       std::uninitialized_value_construct_n(data_, n);
     }
     size_ = n;
@@ -68,7 +67,7 @@ private:
       if (std::is_constant_evaluated())
         delete[] data_;
       else
-        RecycledBlocks::give(data_, size_ * sizeof(T));
+        RecycledAllocator<T>{}.deallocate(data_, size_);
     }
     data_ = nullptr;
     size_ = 0;
