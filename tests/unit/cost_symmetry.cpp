@@ -21,10 +21,13 @@
 #include <bit>
 #include <cstddef>
 #include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <type_traits>
 #include <typeinfo>
-#include <string>
 #include <utility>
+#include <vector>
 
 using namespace collectives;
 namespace hana = boost::hana;
@@ -44,6 +47,53 @@ std::string describe(const N& net)
   return std::to_string(net.size()) + " nodes (" + typeid(N).name() + ")";
 }
 
+/// What check_collective works out for one algorithm's schedule, typed, for the checks
+/// below (which are not templates: Catch2's macros, expanded in a template instantiated
+/// for every algorithm, topology and network, were half of this TU's code).
+struct SymmetryResults {
+  CostReport got, want;                      // by classes, and visiting every rank
+  std::optional<CostReport> bounded[3];      // estimate_unless_at_least at the limits below
+  double limits[3]{};                        // want.time * 0.5, want.time, want.time * 2 + 1
+  std::optional<CostReport> at_limit;        // estimate_unless_beyond(want.time, equal passes)
+  bool zero_limit_stops = true;              // !estimate_unless_at_least(limit 0), if steps
+  std::vector<std::pair<double, double>> step_bounds; // (step_lower_bound, walk_step time)
+};
+
+void check_symmetry_results(const SymmetryResults& r, const std::string& context)
+{
+  INFO(context);
+  CHECK(r.got.time == r.want.time);
+  CHECK(r.got.steps == r.want.steps);
+  CHECK(r.got.messages == r.want.messages);
+  CHECK(r.got.congestion == r.want.congestion);
+  CHECK(r.got.words == r.want.words);
+  // What select() uses: a report exactly when the time is below the limit.
+  for (std::size_t i = 0; i < 3; ++i) {
+    if (r.bounded[i]) CHECK(r.bounded[i]->time == r.want.time);
+    else CHECK(r.want.time >= r.limits[i]);
+    if (r.want.time < r.limits[i]) CHECK(r.bounded[i].has_value());
+  }
+  // With equal_passes (a candidate that would win a tie) a time equal to the limit is
+  // worked out. And the steps stop as soon as their sum reaches the limit: with a limit of
+  // 0, after the first step.
+  CHECK((r.at_limit && r.at_limit->time == r.want.time));
+  CHECK(r.zero_limit_stops);
+  // The cheap bound of a step that the bounded estimate sums first: never above the step's
+  // time.
+  for (std::size_t k = 0; k < r.step_bounds.size(); ++k)
+    if (!(r.step_bounds[k].first <= r.step_bounds[k].second))
+      FAIL_CHECK("step " << k << ": bound " << r.step_bounds[k].first << " above the time " << r.step_bounds[k].second);
+}
+
+std::string symmetry_context(Collective c, std::string_view algorithm, const std::string& net, const CostModel& model,
+                             const Problem& problem)
+{
+  return std::string(collective_name(c)) + " " + std::string(algorithm) + " on " + net + ", m = " +
+         std::to_string(problem.m) + ", root " + std::to_string(problem.root) + ", ports " +
+         (model.ports == Ports::one ? "one" : "all") + ", routing " +
+         (model.routing == Routing::cut_through ? "cut-through" : "store-and-forward");
+}
+
 /// Every algorithm of C that fits `topo`, its schedule costed on `net` both ways.
 template <Collective C, class T, class N>
 void check_collective(const T& topo, const N& net, const CostModel& model, const Problem& problem, std::size_t& compared)
@@ -54,40 +104,23 @@ void check_collective(const T& topo, const N& net, const CostModel& model, const
       if (!fits(tag, topo, problem)) return;
       const auto s = Tag::schedule(topo, problem);
       const double m = problem.m / static_cast<double>(Tag::pieces(topo.size()));
-      const CostReport got = detail::estimate_by_classes(s, net, model, m);
-      const CostReport want = estimate_every_rank(s, net, model, m);
-      INFO(std::string(collective_name(C)) << " " << Tag::name << " on " << describe(net) << ", m = " << problem.m
-                                           << ", root " << problem.root << ", ports "
-                                           << (model.ports == Ports::one ? "one" : "all") << ", routing "
-                                           << (model.routing == Routing::cut_through ? "cut-through" : "store-and-forward"));
-      CHECK(got.time == want.time);
-      CHECK(got.steps == want.steps);
-      CHECK(got.messages == want.messages);
-      CHECK(got.congestion == want.congestion);
-      CHECK(got.words == want.words);
-      // What select() uses: a report exactly when the time is below the limit.
-      for (double limit : {want.time * 0.5, want.time, want.time * 2 + 1}) {
-        const auto bounded = estimate_unless_at_least(s, net, model, m, limit);
-        if (bounded) CHECK(bounded->time == want.time);
-        else CHECK(want.time >= limit);
-        if (want.time < limit) CHECK(bounded.has_value());
+      SymmetryResults r;
+      r.got = detail::estimate_by_classes(s, net, model, m);
+      r.want = estimate_every_rank(s, net, model, m);
+      const double limits[3] = {r.want.time * 0.5, r.want.time, r.want.time * 2 + 1};
+      for (std::size_t i = 0; i < 3; ++i) {
+        r.limits[i] = limits[i];
+        r.bounded[i] = estimate_unless_at_least(s, net, model, m, limits[i]);
       }
-      // With equal_passes (a candidate that would win a tie) a time equal to the limit
-      // is worked out. And the steps stop as soon as their sum reaches the limit: with a
-      // limit of 0, after the first step.
-      const auto at_limit = detail::estimate_unless_beyond(s, net, model, m, want.time, true);
-      CHECK((at_limit && at_limit->time == want.time));
-      if (s.num_steps() > 0) CHECK(!estimate_unless_at_least(s, net, model, m, 0.0));
-      // The cheap bound of a step that the bounded estimate sums first: never above the
-      // step's time (not used under half_duplex).
+      r.at_limit = detail::estimate_unless_beyond(s, net, model, m, r.want.time, true);
+      if (s.num_steps() > 0) r.zero_limit_stops = !estimate_unless_at_least(s, net, model, m, 0.0);
+      // (The cheap bound is not used under half_duplex.)
       if (!model.half_duplex) {
         detail::MessageStep<N> walker(net, model, m);
-        for (std::size_t k = 0; k < s.num_steps(); ++k) {
-          const double bound = detail::step_lower_bound(s, k, net, model, m);
-          const double time = detail::walk_step(s, k, walker).time;
-          if (!(bound <= time)) FAIL_CHECK("step " << k << ": bound " << bound << " above the time " << time);
-        }
+        for (std::size_t k = 0; k < s.num_steps(); ++k)
+          r.step_bounds.emplace_back(detail::step_lower_bound(s, k, net, model, m), detail::walk_step(s, k, walker).time);
       }
+      check_symmetry_results(r, symmetry_context(C, Tag::name, describe(net), model, problem));
       ++compared;
     }
   });

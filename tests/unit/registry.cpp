@@ -209,6 +209,29 @@ std::vector<Problem> problems()
   return out;
 }
 
+/// One algorithm's fit for one problem, as check_fit reads it (checked by a function that
+/// is not a template: Catch2's macros in the per-algorithm lambda were most of this TU).
+struct FitFacts {
+  std::string_view why;       // unfit_reason
+  bool ok = false;            // fits
+  bool needs_allow = false;   // what the algorithm's needs say
+  bool type_fits = false;     // fits_topology_type
+  bool static_size = false;   // the topology's size is in its type
+};
+
+void check_fit_facts(const FitFacts& f, const std::string& label, Collective c, std::string_view algorithm,
+                     const Problem& problem)
+{
+  INFO(label << " " << collective_name(c) << "(" << algorithm << ") commutative " << problem.commutative
+             << " in place " << problem.in_place << ": " << (f.ok ? "fits" : f.why));
+  CHECK(f.ok == f.why.empty());
+  CHECK(f.ok == f.needs_allow);
+  // What the type rules out never fits by value, whatever the size.
+  if (!f.type_fits) CHECK_FALSE(f.ok);
+  // A static topology's type decides the topology's part of the fit alone.
+  if (f.static_size && problem.commutative && !problem.in_place) CHECK(f.ok == f.type_fits);
+}
+
 /// Checks fits / unfit_reason / fitting_algorithms of every algorithm of every
 /// collective on `topo` against the algorithms' needs; returns how many (collective,
 /// algorithm) pairs fit with the default problem.
@@ -223,22 +246,11 @@ std::size_t check_fit(const T& topo, const std::string& label)
       std::vector<std::string_view> expected;
       hana::for_each(algorithms<C>, [&](auto a) {
         using A = decltype(a);
-        const std::string_view why = unfit_reason(a, topo, problem);
-        const bool ok = fits(a, topo, problem);
-        INFO(label << " " << collective_name(C) << "(" << A::name << ") commutative " << problem.commutative
-                   << " in place " << problem.in_place << ": " << (ok ? "fits" : why));
-        CHECK(ok == why.empty());
-        CHECK(ok == needs_allow(A::needs, topo, problem));
-        // What the type rules out never fits by value, whatever the size.
-        if constexpr (!fits_topology_type<A, T>) {
-          CHECK_FALSE(ok);
-        }
-        // A static topology's type decides the topology's part of the fit alone.
-        if constexpr (static_size_v<T> != dynamic_extent) {
-          if (problem.commutative && !problem.in_place) CHECK(ok == fits_topology_type<A, T>);
-        }
-        if (ok) expected.push_back(A::name);
-        if (ok && problem.commutative && !problem.in_place) ++fitting;
+        const FitFacts f{unfit_reason(a, topo, problem), fits(a, topo, problem), needs_allow(A::needs, topo, problem),
+                         fits_topology_type<A, T>, static_size_v<T> != dynamic_extent};
+        check_fit_facts(f, label, C, A::name, problem);
+        if (f.ok) expected.push_back(A::name);
+        if (f.ok && problem.commutative && !problem.in_place) ++fitting;
       });
       INFO(label << " " << collective_name(C));
       CHECK(std::vector<std::string_view>(listed.begin(), listed.end()) == expected);
@@ -359,6 +371,19 @@ TEST_CASE("registry: unfit_reason names the broken requirement", "[registry]")
 
 namespace {
 
+/// What check_selection_fits found for one problem (checked here, not in the template).
+void check_selection_facts(const std::string& context, const Selection& pick, bool listed, const Selection& handed,
+                           const std::string& ran, bool ran_fits)
+{
+  INFO(context << ": " << pick.name);
+  REQUIRE(pick.found());
+  CHECK(listed);
+  CHECK(handed.name == pick.name);
+  CHECK(handed.time == pick.time);
+  CHECK(ran == pick.name);
+  CHECK(ran_fits);
+}
+
 /// For every collective and several models, sizes and problems: select() picks an
 /// algorithm that fits, and with_selected() hands over that very algorithm.
 template <class T>
@@ -375,20 +400,18 @@ void check_selection_fits(const T& topo, const std::string& label)
           // with_selected instantiates only what a commutative, out-of-place call may
           // name (its default); the others are for select() alone.
           const Selection pick = select<C>(topo, model, problem);
-          INFO(label << " " << collective_name(C) << " m = " << m << " commutative " << problem.commutative
-                     << " in place " << problem.in_place << ": " << pick.name);
-          REQUIRE(pick.found());
-          CHECK(fitting_algorithms<C>(topo, problem).contains(pick.name));
+          const bool listed = pick.found() && fitting_algorithms<C>(topo, problem).contains(pick.name);
           std::string ran;
           bool ran_fits = false;
-          const Selection handed = with_selected<C>(topo, model, problem, [&](auto alg) {
+          const Selection handed = pick.found() ? with_selected<C>(topo, model, problem, [&](auto alg) {
             ran = decltype(alg)::name;
             ran_fits = fits(alg, topo, problem);
-          });
-          CHECK(handed.name == pick.name);
-          CHECK(handed.time == pick.time);
-          CHECK(ran == pick.name);
-          CHECK(ran_fits);
+          })
+                                                : pick;
+          check_selection_facts(label + " " + std::string(collective_name(C)) + " m = " + std::to_string(m) +
+                                  " commutative " + std::to_string(problem.commutative) + " in place " +
+                                  std::to_string(problem.in_place),
+                                pick, listed, handed, ran, ran_fits);
         }
   });
 }
