@@ -22,6 +22,12 @@
 #include <type_traits>
 #include <vector>
 
+#if defined(__linux__) && __has_include(<linux/membarrier.h>)
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 using namespace collectives;
 using Catch::Matchers::Contains;
 
@@ -715,13 +721,39 @@ TEST_CASE("threads: a reduce's waiting sender combines half, for operators that 
 
 TEST_CASE("threads: 64 ranks on 2 cores complete many small exchanges", "[threads]")
 {
+  // Ranks sleep and wake all the time here: a lost wake-up would be a false Deadlock (or
+  // RankFailed) in the notes. Both ways of fencing (see threads.hpp).
+  const bool membarrier = GENERATE(true, false);
   constexpr std::size_t p = 64;
-  threads::Team team{p};
+  threads::Team team{p, threads::Options{.membarrier = membarrier}};
+  if (!membarrier) CHECK_FALSE(team.uses_membarrier());
   std::vector<Notes> notes;
   run_noting(team, notes, [&](threads::Endpoint& ep, Notes& n) {
     for (std::size_t round = 0; round < 150; ++round) shift_round(ep, 1 + (round * 7) % (p - 1), round, n);
   });
   check_no_errors(notes);
+}
+
+TEST_CASE("threads: sleepers fence with membarrier where the kernel offers it", "[threads]")
+{
+#if defined(__linux__) && __has_include(<linux/membarrier.h>)
+  const long commands = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+  const bool offered = commands > 0 && (commands & MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0;
+#else
+  const bool offered = false;
+#endif
+  CHECK(threads::Team{2}.uses_membarrier() == offered);
+  CHECK_FALSE(threads::Team{2, threads::Options{.membarrier = false}}.uses_membarrier());
+  // Two ranks that sleep at every message (no spinning, no yields), either way.
+  for (bool membarrier : {true, false}) {
+    threads::Team team{2, threads::Options{.spin = 1, .yields = 1, .membarrier = membarrier}};
+    std::vector<Notes> notes;
+    run_noting(team, notes, [&](threads::Endpoint& ep, Notes& n) {
+      for (std::size_t round = 0; round < 2000; ++round) shift_round(ep, 1, round, n);
+    });
+    INFO("membarrier " << membarrier);
+    check_no_errors(notes);
+  }
 }
 
 TEST_CASE("threads: Communicator rejects a topology of another size", "[threads][communicator]")

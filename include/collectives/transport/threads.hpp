@@ -54,9 +54,14 @@
 // claimed, and waits for the claimed ones to be copied, before its buffers can go away.
 //
 // Memory ordering: every store that can let a sleeper go on (a new entry, a consumed
-// entry, a finished offer) is sequentially consistent and is followed by a sequentially
-// consistent load of the sleeper's flag; a sleeper sets its flag (seq_cst) before its
-// last look. So either the waker sees the flag and rings, or the sleeper sees the change.
+// entry, a finished offer) is followed by a fence and a load of the sleeper's flag; a
+// sleeper sets its flag, fences, then takes its last look. So either the waker sees the
+// flag and rings, or the sleeper sees the change. The fences are asymmetric where the
+// system allows (Linux's membarrier, Options::membarrier): the waker's, on every message,
+// only keeps the compiler from moving the load above the store, and the sleeper's, on the
+// rare way to sleep, makes every thread of the process fence. Otherwise both are full
+// fences (seq_cst). A full fence on every message was ~10 % of an 8-128 B broadcast, reduce
+// or scan at p = 2 (mpi_collectives, threads column).
 
 #include <collectives/cost/model.hpp>
 #include <collectives/detail/config.hpp>
@@ -77,6 +82,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -130,6 +136,11 @@ struct Options {
   /// a reduce's combine and a broadcast's copy 1.9x faster than the receiver alone; smaller
   /// chunks pay more for the word both take them from). SIZE_MAX: never.
   std::size_t share_chunk = 0;
+  /// Whether a rank about to sleep may make every thread of the process fence (Linux's
+  /// membarrier, where the kernel offers it), so that the ranks that would wake it need no
+  /// fence of their own on every message (see the top of this header). false: every
+  /// waker fences (std::atomic_thread_fence, seq_cst), as on systems without membarrier.
+  bool membarrier = true;
 };
 
 /// One rank's end of a Team; satisfies collectives::endpoint, takes the step's identity,
@@ -199,6 +210,9 @@ public:
   }
   /// Messages of at most this many bytes go eager.
   std::size_t eager_bytes() const noexcept { return eager_; }
+  /// Whether a rank about to sleep fences with membarrier, sparing the wakers' fences
+  /// (Options::membarrier, where the system offers it; see the top of this header).
+  bool uses_membarrier() const noexcept { return asymmetric_; }
 
   /// Runs f(endpoint) on p threads (rank 0 on the calling thread) and waits for all.
   /// If any rank throws, the others are released (a rank waiting for a failed rank throws
@@ -208,40 +222,17 @@ public:
   template <class F>
   void run(F&& f)
   {
-    reset();
-    auto body = [&](std::size_t r) {
-      Endpoint ep(*this, r);
-      try {
-        f(ep);
-        finish(r);
-      } catch (const RankFailed& e) {
-        // Released by another rank's failure: pass the name of the rank at the root on, so
-        // every rank released later names the same one.
-        fail(r, e.failed_rank(), std::current_exception());
-      } catch (...) {
-        fail(r, r, std::current_exception());
-      }
-    };
-    std::vector<std::thread> workers;
-    workers.reserve(p_ - 1);
-    bool started = true;
-    try {
-      for (std::size_t r = 1; r < p_; ++r) workers.emplace_back(body, r);
-    } catch (...) {
-      started = false;
-      fail(0, 0, std::current_exception());
-    }
-    // Rank 0 runs even when a worker has already failed: it is released at its first wait
-    // like every other rank, instead of silently never running.
-    if (started) body(0);
-    else finish(0);
-    for (auto& w : workers) w.join();
-    if (failure_) std::rethrow_exception(failure_);
-    check_all_received();
+    // Only this thunk is per F: the threads, their vector and the failure handling are
+    // compiled once (run_each), not for every lambda a program runs.
+    run_each([](void* fn, Endpoint& ep) { (*static_cast<std::remove_reference_t<F>*>(fn))(ep); },
+             const_cast<void*>(static_cast<const volatile void*>(std::addressof(f))));
   }
 
 private:
   friend class Endpoint;
+
+  /// run(f) with f type-erased: fn(f, endpoint) on every rank.
+  void run_each(void (*fn)(void*, Endpoint&), void* f);
 
   static constexpr std::size_t header_bytes = 64;
   static constexpr std::size_t round64(std::size_t n) { return (n + 63) / 64 * 64; }
@@ -341,11 +332,11 @@ private:
     return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(const_cast<std::byte*>(at)));
   }
   /// Makes the entry written at position `at` visible to the receiver: its word becomes
-  /// at + 1 (seq_cst: see the top of this header). The receiver waits for exactly that
+  /// at + 1 (a release store; wake() fences: see the top of this header). The receiver waits for exactly that
   /// value at its tail, so the word must never hold it before: every publication first
   /// zeroes the word where the next entry will start (payload of an earlier lap may lie
   /// there, and a payload could hold any value), and a fresh ring is zeroed.
-  static void publish(std::byte* e, std::uint64_t at) { seq_word(e).store(at + 1, std::memory_order_seq_cst); }
+  static void publish(std::byte* e, std::uint64_t at) { seq_word(e).store(at + 1, std::memory_order_release); }
   /// The entry at the receiver's position `tail` when it has been published, else null.
   const std::byte* published_at(const Channel& ch, std::uint64_t tail, std::memory_order order) const
   {
@@ -365,9 +356,16 @@ private:
 
   // --- sleeping and waking -------------------------------------------------------------
 
-  /// Rank q may be able to go on: wake it if it sleeps. Called after a seq_cst store of
-  /// what q waits for (see the top of this header).
+  /// Rank q may be able to go on: wake it if it sleeps. Called after a store of what q
+  /// waits for; fences first (waker_fence; see the top of this header).
   void wake(std::size_t q);
+  /// The waker's fence between its store and its look at a sleeper's flag, and the
+  /// sleeper's between setting its flag and its last look (asymmetric_: a compiler fence
+  /// and membarrier; else two full fences).
+  void waker_fence() const noexcept;
+  void sleeper_fence() const noexcept;
+  /// Whether this process can use membarrier's private expedited fences (registers once).
+  static bool membarrier_registered() noexcept;
   void wake_all();
 
   void finish(std::size_t r);
@@ -424,6 +422,7 @@ private:
   std::size_t ring_bytes_ = 0; // a power of two
   std::size_t ring_mask_ = 0;
   bool oversubscribed_ = false;
+  bool asymmetric_ = false; // the sleeper's fence is membarrier (see the top of this header)
   unsigned cores_ = 1;
   unsigned spin_limit_ = 1024; // polls (with pause) before yielding
   unsigned yield_limit_ = 16;  // polls (with yield) before blocking on the doorbell

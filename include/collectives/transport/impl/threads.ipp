@@ -5,6 +5,15 @@
 
 #include <collectives/transport/threads.hpp>
 
+#if defined(__linux__) && __has_include(<linux/membarrier.h>)
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#define COLLECTIVES_DETAIL_MEMBARRIER 1
+#else
+#define COLLECTIVES_DETAIL_MEMBARRIER 0
+#endif
+
 namespace collectives {
 
 namespace detail {
@@ -56,6 +65,7 @@ COLLECTIVES_DECL Team::Team(std::size_t p, Options options) : p_(p)
   const unsigned cores = std::thread::hardware_concurrency();
   cores_ = cores != 0 ? cores : 1;
   oversubscribed_ = cores != 0 && p > cores;
+  asymmetric_ = options.membarrier && membarrier_registered();
   // Spinning only pays when the partner is running on another core: a short spin, a few
   // yields (which hand the core to a runnable partner), then block. Measured with
   // benchmarks/threads_transport.cpp on 2 shared cores: long spins (4096 polls and more)
@@ -96,9 +106,77 @@ COLLECTIVES_DECL void Team::reset()
   failure_ = nullptr;
 }
 
+COLLECTIVES_DECL void Team::run_each(void (*fn)(void*, Endpoint&), void* f)
+{
+  reset();
+  auto body = [&](std::size_t r) {
+    Endpoint ep(*this, r);
+    try {
+      fn(f, ep);
+      finish(r);
+    } catch (const RankFailed& e) {
+      // Released by another rank's failure: pass the name of the rank at the root on, so
+      // every rank released later names the same one.
+      fail(r, e.failed_rank(), std::current_exception());
+    } catch (...) {
+      fail(r, r, std::current_exception());
+    }
+  };
+  std::vector<std::thread> workers;
+  workers.reserve(p_ - 1);
+  bool started = true;
+  try {
+    for (std::size_t r = 1; r < p_; ++r) workers.emplace_back(body, r);
+  } catch (...) {
+    started = false;
+    fail(0, 0, std::current_exception());
+  }
+  // Rank 0 runs even when a worker has already failed: it is released at its first wait
+  // like every other rank, instead of silently never running.
+  if (started) body(0);
+  else finish(0);
+  for (auto& w : workers) w.join();
+  if (failure_) std::rethrow_exception(failure_);
+  check_all_received();
+}
+
+COLLECTIVES_DECL bool Team::membarrier_registered() noexcept
+{
+#if COLLECTIVES_DETAIL_MEMBARRIER
+  // Registration is per process and idempotent; a kernel without the command (before
+  // 4.14) or a sandbox that forbids it answers -1.
+  static const bool registered = [] {
+    const long commands = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    return commands > 0 && (commands & MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0 &&
+           syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+  }();
+  return registered;
+#else
+  return false;
+#endif
+}
+
+COLLECTIVES_DECL void Team::waker_fence() const noexcept
+{
+  if (asymmetric_) std::atomic_signal_fence(std::memory_order_seq_cst);
+  else std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
+COLLECTIVES_DECL void Team::sleeper_fence() const noexcept
+{
+#if COLLECTIVES_DETAIL_MEMBARRIER
+  // Every running thread of the process passes a full fence before this returns (a
+  // descheduled one did when it left its core): a waker's store before its fence is seen
+  // by the look that follows, or its look after the fence sees this rank's flag.
+  if (asymmetric_ && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0) return;
+#endif
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
 COLLECTIVES_DECL void Team::wake(std::size_t q)
 {
   RankState& rs = ranks_[q];
+  waker_fence();
   if (!rs.sleeping.load(std::memory_order_seq_cst)) return;
   {
     std::lock_guard lock(sleep_mutex_);
@@ -324,7 +402,7 @@ COLLECTIVES_DECL bool Team::try_receive(std::size_t me, std::size_t index, const
       throw_released(me, r.peer, info);
     receive_shared(ch, r.peer, into, combine, want);
   }
-  ch.tail.store(tail + entry_bytes(h), std::memory_order_seq_cst);
+  ch.tail.store(tail + entry_bytes(h), std::memory_order_release);
   wake(r.peer);
   return true;
 }
@@ -525,6 +603,7 @@ COLLECTIVES_DECL void Team::block(std::size_t me)
   std::unique_lock lock(sleep_mutex_);
   const std::uint32_t bell = rs.bell.load(std::memory_order_acquire);
   rs.sleeping.store(true, std::memory_order_seq_cst);
+  sleeper_fence();
   ++asleep_;
   auto unregister = [&] {
     if (rs.sleeping.load(std::memory_order_relaxed)) {
@@ -608,11 +687,11 @@ COLLECTIVES_DECL void Team::receive_shared(Channel& ch, std::size_t peer, std::s
     try {
       detail::transfer(ch.pieces, ch.count, into, combine);
     } catch (...) {
-      ch.offer.store(copied, std::memory_order_seq_cst);
+      ch.offer.store(copied, std::memory_order_release);
       wake(peer);
       throw;
     }
-    ch.offer.store(copied, std::memory_order_seq_cst);
+    ch.offer.store(copied, std::memory_order_release);
     return;
   }
   ch.into = into;
@@ -632,7 +711,7 @@ COLLECTIVES_DECL void Team::receive_shared(Channel& ch, std::size_t peer, std::s
     else std::this_thread::yield();
   std::exception_ptr error = ch.failed.load(std::memory_order_relaxed) ? ch.error : nullptr;
   ch.error = nullptr;
-  ch.offer.store(copied, std::memory_order_seq_cst);
+  ch.offer.store(copied, std::memory_order_release);
   if (error != nullptr) {
     wake(peer);
     std::rethrow_exception(error);
