@@ -37,7 +37,8 @@ using collectives::testing::name_of;
 namespace {
 
 const std::size_t team_sizes[] = {1, 2, 3, 4, 5, 8};
-/// Elements per block: none, a few (eager), and more than the 4 KiB eager limit (single copy).
+/// Elements per block: none, a few (eager), and more than either default eager limit (512 B
+/// with a core per rank, 4 KiB with more ranks than cores: single copy).
 const std::size_t block_sizes[] = {0, 3, 1100};
 constexpr int guard = -77777;
 

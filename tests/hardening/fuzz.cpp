@@ -770,7 +770,7 @@ Case draw(std::uint64_t seed, std::uint64_t number)
   c.place = places[rng.below(places.size())];
   c.pick = rng.next();
   switch (rng.below(3)) {
-  case 0: break; // defaults: 4 KiB eager
+  case 0: break; // defaults: 512 B eager (4 KiB with more ranks than cores)
   // Large messages shared in small chunks (also with more ranks than cores, where the
   // default never shares).
   case 1: c.options = threads::Options{.eager_bytes = 64, .channel_bytes = 512, .spin = 16, .share_chunk = 40}; break;

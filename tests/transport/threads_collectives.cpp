@@ -45,8 +45,9 @@ bool on_team(std::size_t p, const threads::Options& o, F&& check)
   return true;
 }
 
-/// Element counts per block: small (eager at the default threshold) and large (single copy:
-/// 600 elements of 8 bytes, std::uint64_t or Affine, are 4800 bytes, above the default 4096).
+/// Element counts per block: small (eager at the default thresholds) and large (single copy:
+/// 600 elements of 8 bytes, std::uint64_t or Affine, are 4800 bytes, above both defaults,
+/// 512 with a core per rank and 4096 with more ranks than cores).
 const std::size_t block_sizes[] = {1, 3, 600};
 
 } // namespace

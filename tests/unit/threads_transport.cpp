@@ -356,8 +356,9 @@ TEST_CASE("threads: a byte-count mismatch fails the team with std::length_error"
   threads::Team team{2};
   std::vector<Notes> notes;
   try {
-    // Above the eager limit (4 KiB), so that the sender waits for the receiver to copy
-    // from its memory (an eager sender would return at once, having nothing to wait for).
+    // Above the eager limit (512 B, or 4 KiB on one core), so that the sender waits for the
+    // receiver to copy from its memory (an eager sender would return at once, having
+    // nothing to wait for).
     run_noting(team, notes, [&](threads::Endpoint& ep, Notes&) {
       Message m(ep.rank() == 0 ? 8192 : 4096, ep.rank(), 0);
       if (ep.rank() == 0) {

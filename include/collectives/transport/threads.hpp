@@ -111,11 +111,14 @@ class Team;
 /// benchmarks/threads_transport.cpp).
 struct Options {
   /// Messages of at most this many bytes go eager (copied into the channel); larger ones
-  /// are copied once, by the receiver, from the sender's memory. 0: default, 4 KiB, Open
-  /// MPI's shared-memory eager limit: when both ranks run, single copy was 2-3x faster at
-  /// 8 KiB (broadcast, alltoall, p = 2) and eager no faster at 2-4 KiB, while eager spares
-  /// a sender whose partner waits for a CPU the whole wait; 64 KiB was 2-4x slower at
-  /// 16-64 KiB.
+  /// are copied once, by the receiver, from the sender's memory. 0: default, 512 B when the
+  /// team has a core per rank, 4 KiB (Open MPI's shared-memory eager limit) with more ranks
+  /// than cores. When both ranks run, the receiver reading the sender's memory once beats
+  /// the two copies of an eager message from 1 KiB: at 4 KiB every collective took about
+  /// half the time with 512 (mpi_collectives p = 2, threads column: 0.20-0.36x Open MPI
+  /// against 0.45-0.72x with 4 KiB), and at 8 KiB single copy was 2-3x faster. With more
+  /// ranks than cores, eager spares a sender whose partner waits for a CPU the whole wait.
+  /// 64 KiB was 2-4x slower at 16-64 KiB.
   std::size_t eager_bytes = 0;
   /// Bytes of each channel's ring (rounded up to a power of two, so that a position's
   /// place in the ring is a mask, not a division; at least 2 (eager_bytes + 64) + 64, so

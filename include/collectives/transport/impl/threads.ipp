@@ -55,16 +55,16 @@ namespace threads {
 COLLECTIVES_DECL Team::Team(std::size_t p, Options options) : p_(p)
 {
   if (p == 0) throw std::invalid_argument("collectives::threads::Team: the team needs at least one rank");
-  eager_ = options.eager_bytes != 0 ? options.eager_bytes : 4096;
-  // An eager message, a wrap before it and the next entry's word fit an empty ring.
-  const std::size_t least = 2 * (round64(eager_) + header_bytes) + 64;
-  ring_bytes_ = std::bit_ceil(std::max(options.channel_bytes, least));
-  ring_mask_ = ring_bytes_ - 1;
   // With more ranks than cores, a spinning rank holds the core the rank it waits for
   // needs: poll only briefly before blocking.
   const unsigned cores = std::thread::hardware_concurrency();
   cores_ = cores != 0 ? cores : 1;
   oversubscribed_ = cores != 0 && p > cores;
+  eager_ = options.eager_bytes != 0 ? options.eager_bytes : oversubscribed_ ? 4096 : 512;
+  // An eager message, a wrap before it and the next entry's word fit an empty ring.
+  const std::size_t least = 2 * (round64(eager_) + header_bytes) + 64;
+  ring_bytes_ = std::bit_ceil(std::max(options.channel_bytes, least));
+  ring_mask_ = ring_bytes_ - 1;
   asymmetric_ = options.membarrier && membarrier_registered();
   // Spinning only pays when the partner is running on another core: a short spin, a few
   // yields (which hand the core to a runnable partner), then block. Measured with
