@@ -99,7 +99,7 @@ struct Calibration {
 namespace detail {
 
 // The non-template helpers below are compiled once in the compiled mode
-// (tuning/impl/calibrate.ipp), which keeps <chrono> and <cmath> out of the header.
+// (tuning/impl/calibrate.ipp), which keeps the clock and <cmath> out of the header.
 
 /// A monotonic clock's reading, in nanoseconds.
 COLLECTIVES_DECL std::int64_t monotonic_nanoseconds();
