@@ -5,10 +5,11 @@
 
 #include <collectives/transport/threads.hpp>
 
-#if defined(__linux__) && __has_include(<linux/membarrier.h>)
-#include <linux/membarrier.h>
+#if defined(__linux__)
 #include <sys/syscall.h>
 #include <unistd.h>
+#endif
+#if defined(__linux__) && defined(SYS_membarrier)
 #define COLLECTIVES_DETAIL_MEMBARRIER 1
 #else
 #define COLLECTIVES_DETAIL_MEMBARRIER 0
@@ -17,6 +18,12 @@
 namespace collectives {
 
 namespace detail {
+
+// membarrier's commands (linux/membarrier.h, Linux 4.14), stated here so that older kernel
+// headers, which lack the expedited ones, still build.
+inline constexpr int membarrier_query = 0;
+inline constexpr int membarrier_private_expedited = 1 << 3;
+inline constexpr int membarrier_register_private_expedited = 1 << 4;
 
 COLLECTIVES_DECL void transfer(const ConstBytes* from, std::size_t nfrom, std::span<const MutableBytes> to,
                               const ReceiveCombine* combine, std::size_t begin, std::size_t end)
@@ -146,9 +153,9 @@ COLLECTIVES_DECL bool Team::membarrier_registered() noexcept
   // Registration is per process and idempotent; a kernel without the command (before
   // 4.14) or a sandbox that forbids it answers -1.
   static const bool registered = [] {
-    const long commands = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
-    return commands > 0 && (commands & MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0 &&
-           syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+    const long commands = syscall(SYS_membarrier, detail::membarrier_query, 0, 0);
+    return commands > 0 && (commands & detail::membarrier_private_expedited) != 0 &&
+           syscall(SYS_membarrier, detail::membarrier_register_private_expedited, 0, 0) == 0;
   }();
   return registered;
 #else
@@ -168,7 +175,7 @@ COLLECTIVES_DECL void Team::sleeper_fence() const noexcept
   // Every running thread of the process passes a full fence before this returns (a
   // descheduled one did when it left its core): a waker's store before its fence is seen
   // by the look that follows, or its look after the fence sees this rank's flag.
-  if (asymmetric_ && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0) return;
+  if (asymmetric_ && syscall(SYS_membarrier, detail::membarrier_private_expedited, 0, 0) == 0) return;
 #endif
   std::atomic_thread_fence(std::memory_order_seq_cst);
 }
