@@ -745,7 +745,8 @@ TEST_CASE("threads: sleepers fence with membarrier where the kernel offers it", 
 #endif
   CHECK(threads::Team{2}.uses_membarrier() == offered);
   CHECK_FALSE(threads::Team{2, threads::Options{.membarrier = false}}.uses_membarrier());
-  // Two ranks that sleep at every message (no spinning, no yields), either way.
+  // Two ranks that block after two polls (spin 1, yields 1), so they sleep often, either
+  // way.
   for (bool membarrier : {true, false}) {
     threads::Team team{2, threads::Options{.spin = 1, .yields = 1, .membarrier = membarrier}};
     std::vector<Notes> notes;

@@ -122,9 +122,10 @@ struct Options {
   std::size_t eager_bytes = 0;
   /// Bytes of each channel's ring (rounded up to a power of two, so that a position's
   /// place in the ring is a mask, not a division; at least 2 (eager_bytes + 64) + 64, so
-  /// an eager message always fits an empty ring). 0: default, that least size rounded up,
-  /// i.e. 16 KiB per channel by default, allocated on a channel's first message (a team of
-  /// p ranks holds at most p (p - 1) of them: 1 MiB at p = 8, 16 MiB at p = 32).
+  /// an eager message always fits an empty ring). 0: default, that least size rounded up:
+  /// with the default eager limits, 2 KiB per channel with a core per rank and 16 KiB with
+  /// more ranks than cores, allocated on a channel's first message (a team of p ranks holds
+  /// at most p (p - 1) of them: 16 KiB each is 1 MiB at p = 8, 16 MiB at p = 32).
   std::size_t channel_bytes = 0;
   /// Polls of a waiting rank before it yields its CPU (a pause between polls). 0: default
   /// (1024 when the team has at most as many ranks as cores, else 32).
@@ -335,10 +336,11 @@ private:
     return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(const_cast<std::byte*>(at)));
   }
   /// Makes the entry written at position `at` visible to the receiver: its word becomes
-  /// at + 1 (a release store; wake() fences: see the top of this header). The receiver waits for exactly that
-  /// value at its tail, so the word must never hold it before: every publication first
-  /// zeroes the word where the next entry will start (payload of an earlier lap may lie
-  /// there, and a payload could hold any value), and a fresh ring is zeroed.
+  /// at + 1 (a release store; wake() fences: see the top of this header). The receiver
+  /// waits for exactly that value at its tail, so the word must never hold it before: every
+  /// publication first zeroes the word where the next entry will start (payload of an
+  /// earlier lap may lie there, and a payload could hold any value), and a fresh ring is
+  /// zeroed.
   static void publish(std::byte* e, std::uint64_t at) { seq_word(e).store(at + 1, std::memory_order_release); }
   /// The entry at the receiver's position `tail` when it has been published, else null.
   const std::byte* published_at(const Channel& ch, std::uint64_t tail, std::memory_order order) const

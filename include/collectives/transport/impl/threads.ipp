@@ -175,6 +175,8 @@ COLLECTIVES_DECL void Team::sleeper_fence() const noexcept
   // Every running thread of the process passes a full fence before this returns (a
   // descheduled one did when it left its core): a waker's store before its fence is seen
   // by the look that follows, or its look after the fence sees this rank's flag.
+  // (Once registered, the command cannot fail: the kernel promises it. Were it to, the full
+  // fence below would not make up for the wakers' missing ones.)
   if (asymmetric_ && syscall(SYS_membarrier, detail::membarrier_private_expedited, 0, 0) == 0) return;
 #endif
   std::atomic_thread_fence(std::memory_order_seq_cst);
