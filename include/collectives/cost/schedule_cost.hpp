@@ -235,28 +235,38 @@ namespace detail {
 
 /// A schedule seen through a function pointer, for the rank-by-rank walk: at run time
 /// every schedule is walked by one body per topology type, so a translation unit that
-/// selects among many algorithms compiles the walk once, not once per candidate.
-/// (Constant evaluation cannot cast from void*: it keeps the typed path.)
+/// selects among many algorithms compiles the walk once, not once per candidate. A rank's
+/// step is collected through visit_thunk (the executor's visit of the schedule, which such
+/// a translation unit compiles anyway to run the candidate it picks) and replayed into the
+/// walk: the counts the walk adds up are the same in any order of sends, receives and
+/// local ops, and each kind keeps its order. (Constant evaluation cannot cast from void*:
+/// it keeps the typed path.)
 template <class T>
 class WalkScheduleRef {
 public:
   template <class S>
-  explicit WalkScheduleRef(const S& s) : object_(&s), size_(s.size()), steps_(s.num_steps()), visit_(&thunk<S>)
+  explicit WalkScheduleRef(const S& s)
+    : object_(&s), size_(s.size()), steps_(s.num_steps()), visit_(&visit_thunk<S>)
   {
   }
   std::size_t size() const { return size_; }
   std::size_t num_steps() const { return steps_; }
-  void visit(std::size_t r, std::size_t step, WalkVisitor<T>& v) const { visit_(object_, r, step, v); }
+  void visit(std::size_t r, std::size_t step, WalkVisitor<T>& v) const
+  {
+    ops_.sends.clear();
+    ops_.recvs.clear();
+    ops_.locals.clear();
+    visit_(object_, r, step, ops_);
+    for (const SendOp& op : ops_.sends) v.send(op);
+    for (const RecvOp& op : ops_.recvs) v.recv(op);
+    for (const LocalOp& op : ops_.locals) v.local(op);
+  }
 
 private:
-  template <class S>
-  static void thunk(const void* s, std::size_t r, std::size_t step, WalkVisitor<T>& v)
-  {
-    static_cast<const S*>(s)->visit(r, step, v);
-  }
   const void* object_;
   std::size_t size_, steps_;
-  void (*visit_)(const void*, std::size_t, std::size_t, WalkVisitor<T>&);
+  void (*visit_)(const void*, std::size_t, std::size_t, StepOps&);
+  mutable StepOps ops_; // one rank's step, reused (the walk visits ranks one by one)
 };
 
 /// estimate_every_rank()'s body, for a schedule or a WalkScheduleRef.

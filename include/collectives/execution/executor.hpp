@@ -67,12 +67,6 @@ struct ScheduleRef {
   std::size_t root = 0;
 };
 
-template <schedule S>
-void visit_thunk(const void* s, std::size_t rank, std::size_t step, StepOps& ops)
-{
-  static_cast<const S*>(s)->visit(rank, step, ops);
-}
-
 /// Room for a kept schedule's copy in a Plan.
 inline constexpr std::size_t plan_key_bytes = 1024;
 inline constexpr std::size_t plan_key_align = 16;

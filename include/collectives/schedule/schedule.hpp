@@ -312,6 +312,20 @@ struct StepOps {
   constexpr void local(const LocalOp& op) { locals.push_back(op); }
 };
 
+namespace detail {
+
+/// s->visit(rank, step, ops) for the schedule type S behind `s`: the one instantiation of
+/// S's visit that both the executor (ScheduleRef) and the run-time estimate
+/// (WalkScheduleRef) call, so a translation unit that can run and price a schedule
+/// compiles its visit once.
+template <schedule S>
+void visit_thunk(const void* s, std::size_t rank, std::size_t step, StepOps& ops)
+{
+  static_cast<const S*>(s)->visit(rank, step, ops);
+}
+
+} // namespace detail
+
 /// What rank `rank` does in step `step` of schedule s.
 template <schedule S>
 constexpr StepOps step_ops(const S& s, std::size_t rank, std::size_t step)
