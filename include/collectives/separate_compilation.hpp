@@ -2,15 +2,17 @@
 // The library's compiled part, for programs built with COLLECTIVES_SEPARATE_COMPILATION
 // (detail/config.hpp): include this header in exactly one source file of the program, or
 // link the CMake target collectives::compiled, which is that file. It holds the threads
-// transport, the error texts, calibrate()'s clock and fitting, and the executor core (every
-// transport's: it reaches the endpoint through detail::EndpointRef); the templates over the caller's types stay in the
-// headers, and the MPI transport's part is separate_compilation_mpi.hpp, so that this one
-// needs no MPI.
+// transport, the error texts, calibrate()'s clock and fitting, the executor core (every
+// transport's: it reaches the endpoint through detail::EndpointRef) and the visits of the
+// library's schedules (algorithm/compiled_schedules.hpp); the templates over the caller's
+// types stay in the headers, and the MPI transport's part is separate_compilation_mpi.hpp,
+// so that this one needs no MPI.
 
 #if !defined(COLLECTIVES_SEPARATE_COMPILATION)
 #error "collectives/separate_compilation.hpp: define COLLECTIVES_SEPARATE_COMPILATION in every translation unit (without it the headers already define everything)"
 #endif
 
+#include <collectives/algorithm/compiled_schedules.hpp>
 #include <collectives/detail/require.hpp>
 #include <collectives/execution/executor.hpp>
 #include <collectives/transport/errors.hpp>
@@ -22,3 +24,11 @@
 #include <collectives/transport/impl/errors.ipp>
 #include <collectives/transport/impl/threads.ipp>
 #include <collectives/tuning/impl/calibrate.ipp>
+
+// Every library schedule's visit, compiled here once (compiled_schedules.hpp declares them).
+#define COLLECTIVES_DETAIL_DEFINE_VISIT(...)                                                              \
+  template void detail::visit_thunk<__VA_ARGS__>(const void*, std::size_t, std::size_t, StepOps&);
+namespace collectives {
+COLLECTIVES_LIBRARY_SCHEDULES(COLLECTIVES_DETAIL_DEFINE_VISIT)
+} // namespace collectives
+#undef COLLECTIVES_DETAIL_DEFINE_VISIT

@@ -253,20 +253,22 @@ public:
   std::size_t num_steps() const { return steps_; }
   void visit(std::size_t r, std::size_t step, WalkVisitor<T>& v) const
   {
-    ops_.sends.clear();
-    ops_.recvs.clear();
-    ops_.locals.clear();
-    visit_(object_, r, step, ops_);
-    for (const SendOp& op : ops_.sends) v.send(op);
-    for (const RecvOp& op : ops_.recvs) v.recv(op);
-    for (const LocalOp& op : ops_.locals) v.local(op);
+    // One rank's step; the thread's lists keep their capacity, so a warmed-up thread's
+    // estimates allocate nothing here (the walk visits ranks one at a time, never nested).
+    static thread_local StepOps ops;
+    ops.sends.clear();
+    ops.recvs.clear();
+    ops.locals.clear();
+    visit_(object_, r, step, ops);
+    for (const SendOp& op : ops.sends) v.send(op);
+    for (const RecvOp& op : ops.recvs) v.recv(op);
+    for (const LocalOp& op : ops.locals) v.local(op);
   }
 
 private:
   const void* object_;
   std::size_t size_, steps_;
   void (*visit_)(const void*, std::size_t, std::size_t, StepOps&);
-  mutable StepOps ops_; // one rank's step, reused (the walk visits ranks one by one)
 };
 
 /// estimate_every_rank()'s body, for a schedule or a WalkScheduleRef.

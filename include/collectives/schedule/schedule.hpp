@@ -317,8 +317,9 @@ namespace detail {
 /// s->visit(rank, step, ops) for the schedule type S behind `s`: the one instantiation of
 /// S's visit that both the executor (ScheduleRef) and the run-time estimate
 /// (WalkScheduleRef) call, so a translation unit that can run and price a schedule
-/// compiles its visit once.
-template <schedule S>
+/// compiles its visit once. (Unconstrained: its callers check `schedule`, and the compiled
+/// mode's declarations of it for every library schedule would each check it again.)
+template <class S>
 void visit_thunk(const void* s, std::size_t rank, std::size_t step, StepOps& ops)
 {
   static_cast<const S*>(s)->visit(rank, step, ops);

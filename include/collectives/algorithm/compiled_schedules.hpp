@@ -1,0 +1,95 @@
+#pragma once
+// The schedule types of the library's algorithms, in one list. In the compiled mode
+// (COLLECTIVES_SEPARATE_COMPILATION, collectives::compiled) the visit that runs and prices
+// each of them (detail::visit_thunk) is compiled once, in the compiled library
+// (separate_compilation.hpp), and every translation unit that includes this header (the
+// umbrella and <collectives/cost.hpp> do) only declares it. A collective called without
+// an algorithm can run any candidate of its list, so a translation unit that calls one
+// would otherwise generate every candidate's visit: issue 12's three calls by default,
+// 97 -> 61 KB of code and 3.9 -> 3.1 s with g++ -O2. Header-only, nothing changes.
+//
+// A schedule type missing here is still correct, only compiled in every translation unit
+// that runs it; tests/separate checks that a compiled-mode TU running every algorithm
+// defines none of these visits itself.
+
+#include <collectives/algorithm/allgather.hpp>
+#include <collectives/algorithm/allreduce.hpp>
+#include <collectives/algorithm/alltoall.hpp>
+#include <collectives/algorithm/alltoallv.hpp>
+#include <collectives/algorithm/barrier.hpp>
+#include <collectives/algorithm/broadcast.hpp>
+#include <collectives/algorithm/gather.hpp>
+#include <collectives/algorithm/reduce.hpp>
+#include <collectives/algorithm/reduce_scatter.hpp>
+#include <collectives/algorithm/scan.hpp>
+#include <collectives/algorithm/scatter.hpp>
+#include <collectives/algorithm/shift.hpp>
+#include <collectives/schedule/concat.hpp>
+#include <collectives/schedule/either.hpp>
+#include <collectives/schedule/fold.hpp>
+#include <collectives/schedule/schedule.hpp>
+
+#include <cstddef>
+
+/// X(S) for every schedule type an algorithm of the library builds (X is variadic: some
+/// types are templates of several arguments).
+#define COLLECTIVES_LIBRARY_SCHEDULES(X)                                                                  \
+  X(AllPortSchedule)                                                                                      \
+  X(AllgatherBruckSchedule)                                                                               \
+  X(AllgatherDimensionalSchedule)                                                                         \
+  X(AllgatherRecursiveDoublingSchedule)                                                                   \
+  X(AllgatherRingSchedule)                                                                                \
+  X(AlltoallLinearSchedule)                                                                               \
+  X(BroadcastLinearSchedule)                                                                              \
+  X(BroadcastRingSchedule)                                                                                \
+  X(BroadcastStaggeredSchedule)                                                                           \
+  X(BroadcastTreeSchedule)                                                                                \
+  X(BruckSchedule)                                                                                        \
+  X(Concat<ReduceScatterHalvingSchedule, GatherTreeSchedule, ReduceOp>)                                   \
+  X(Concat<ReduceScatterPairwiseSchedule, GatherTreeSchedule, ReduceOp>)                                  \
+  X(Concat<ReduceScatterRingSchedule, AllgatherRingSchedule, AllreduceOp>)                                \
+  X(Concat<ReduceTreeSchedule, BroadcastTreeSchedule, AllreduceOp>)                                       \
+  X(Concat<ScatterTreeSchedule, AllgatherRecursiveDoublingSchedule, BroadcastOp>)                         \
+  X(Concat<ScatterTreeSchedule, AllgatherRingSchedule, BroadcastOp>)                                      \
+  X(DimensionalSchedule)                                                                                  \
+  X(Either<Concat<ReduceScatterHalvingSchedule, GatherTreeSchedule, ReduceOp>,                            \
+           Concat<ReduceScatterPairwiseSchedule, GatherTreeSchedule, ReduceOp>>)                          \
+  X(Folded<AllreduceDoublingCore, AllreduceOp>)                                                           \
+  X(Folded<AllreduceRabenseifnerCore, AllreduceOp>)                                                       \
+  X(GatherLinearSchedule)                                                                                 \
+  X(GatherPipelineSchedule)                                                                               \
+  X(GatherRingSchedule)                                                                                   \
+  X(GatherTreeSchedule)                                                                                   \
+  X(PairwiseSchedule)                                                                                     \
+  X(PairwiseXorSchedule)                                                                                  \
+  X(ReduceRingSchedule)                                                                                   \
+  X(ReduceScatterDimensionalSchedule)                                                                     \
+  X(ReduceScatterHalvingSchedule)                                                                         \
+  X(ReduceScatterPairwiseSchedule)                                                                        \
+  X(ReduceScatterRingSchedule)                                                                            \
+  X(ReduceStaggeredSchedule)                                                                              \
+  X(ReduceTreeSchedule)                                                                                   \
+  X(RingSchedule)                                                                                         \
+  X(RingTwoWaySchedule)                                                                                   \
+  X(ScanDoublingSchedule)                                                                                 \
+  X(ScanHypercubeSchedule)                                                                                \
+  X(ScanRingSchedule)                                                                                     \
+  X(ScatterLinearSchedule)                                                                                \
+  X(ScatterPipelineSchedule)                                                                              \
+  X(ScatterRingSchedule)                                                                                  \
+  X(ScatterTreeSchedule)                                                                                  \
+  X(ShiftDirectSchedule)                                                                                  \
+  X(ShiftHypercubeSfSchedule)                                                                             \
+  X(ShiftMeshSchedule)                                                                                    \
+  X(ShiftRingSchedule)                                                                                    \
+  X(StandardExchangeSchedule)
+
+#if defined(COLLECTIVES_SEPARATE_COMPILATION)
+/// The declaration that stops a translation unit from compiling S's visit itself.
+#define COLLECTIVES_DETAIL_EXTERN_VISIT(...)                                                              \
+  extern template void detail::visit_thunk<__VA_ARGS__>(const void*, std::size_t, std::size_t, StepOps&);
+namespace collectives {
+COLLECTIVES_LIBRARY_SCHEDULES(COLLECTIVES_DETAIL_EXTERN_VISIT)
+} // namespace collectives
+#undef COLLECTIVES_DETAIL_EXTERN_VISIT
+#endif

@@ -1,0 +1,56 @@
+// Compiled, never run (tests/CMakeLists.txt: separate.visits_compiled_once and its twin):
+// takes the address of the visit (detail::visit_thunk) of the schedule every algorithm of
+// every collective builds, on every kind of topology its needs allow. In the compiled mode
+// (COLLECTIVES_SEPARATE_COMPILATION) the umbrella only declares those visits
+// (algorithm/compiled_schedules.hpp) and the object defines none of them; header-only it
+// defines them all, which shows the check can see a definition.
+
+#include <collectives/collectives.hpp>
+
+#include <boost/hana/for_each.hpp>
+
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+namespace {
+
+using Visit = void (*)(const void*, std::size_t, std::size_t, collectives::StepOps&);
+
+template <collectives::Collective C, class T>
+void add_visits(std::vector<Visit>& out)
+{
+  boost::hana::for_each(collectives::algorithms<C>, [&](auto a) {
+    using A = decltype(a);
+    if constexpr (collectives::fits_topology_type<A, T>) {
+      using S = decltype(A::schedule(std::declval<const T&>(), std::declval<const collectives::Problem&>()));
+      out.push_back(&collectives::detail::visit_thunk<S>);
+    }
+  });
+}
+
+template <collectives::Collective C>
+void add_collective(std::vector<Visit>& out)
+{
+  using namespace collectives;
+  add_visits<C, Ring<>>(out);
+  add_visits<C, Mesh<>>(out);
+  add_visits<C, Torus<dynamic_extent, dynamic_extent, dynamic_extent>>(out);
+  add_visits<C, Hypercube<>>(out);
+}
+
+template <std::size_t... I>
+void add_every_collective(std::vector<Visit>& out, std::index_sequence<I...>)
+{
+  (add_collective<collectives::all_collectives[I]>(out), ...);
+}
+
+} // namespace
+
+/// Every library schedule's visit (the caller keeps the list alive against the linker).
+std::vector<Visit> every_schedule_visit()
+{
+  std::vector<Visit> out;
+  add_every_collective(out, std::make_index_sequence<collectives::all_collectives.size()>{});
+  return out;
+}
