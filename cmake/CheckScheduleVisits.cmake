@@ -1,10 +1,11 @@
 # CheckScheduleVisits.cmake: run as
 #   cmake -D NM=<nm> -D OBJECT=<file.o> -D EXPECT=none|some -P CheckScheduleVisits.cmake
 #
-# Lists the symbols OBJECT defines (nm -C --defined-only) and counts the library schedules'
-# visits among them (collectives::detail::visit_thunk<collectives::...>).
+# Lists the symbols OBJECT defines (nm -C --defined-only) and counts among them the library
+# schedules' visits (collectives::detail::visit_thunk<collectives::...>) and the run-time
+# estimate's walks (collectives::detail::walk_every_rank_at_run_time<collectives::...>).
 # EXPECT=none: the compiled mode, where collectives::compiled holds them: any is an error
-#              that names it (a schedule type missing from compiled_schedules.hpp's list).
+#              that names it (a type missing from cost/compiled_once.hpp's lists).
 # EXPECT=some: the header-only twin, which compiles them itself: none is an error (the
 #              check would not see a definition).
 
@@ -17,13 +18,14 @@ execute_process(COMMAND "${NM}" -C --defined-only "${OBJECT}" OUTPUT_VARIABLE sy
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "CheckScheduleVisits.cmake: ${NM} failed on ${OBJECT} (${rc})")
 endif()
-string(REGEX MATCHALL "collectives::detail::visit_thunk<collectives::[^\n]*" visits "${symbols}")
+string(REGEX MATCHALL "collectives::detail::(visit_thunk|walk_every_rank_at_run_time)<collectives::[^\n]*" visits
+       "${symbols}")
 list(LENGTH visits n)
 if(EXPECT STREQUAL "none" AND n GREATER 0)
   list(JOIN visits "\n  " text)
-  message(FATAL_ERROR "${OBJECT} defines ${n} schedule visits that collectives::compiled should hold "
-                      "(add their schedule types to algorithm/compiled_schedules.hpp):\n  ${text}")
+  message(FATAL_ERROR "${OBJECT} defines ${n} visits or walks that collectives::compiled should hold "
+                      "(add their types to cost/compiled_once.hpp):\n  ${text}")
 elseif(EXPECT STREQUAL "some" AND n EQUAL 0)
-  message(FATAL_ERROR "${OBJECT} defines no schedule visit: the header-only twin should define every one")
+  message(FATAL_ERROR "${OBJECT} defines no visit or walk: the header-only twin should define every one")
 endif()
-message(STATUS "${OBJECT}: ${n} schedule visits defined (expected ${EXPECT})")
+message(STATUS "${OBJECT}: ${n} visits and walks defined (expected ${EXPECT})")

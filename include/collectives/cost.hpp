@@ -19,7 +19,7 @@
 #include <collectives/algorithm/scan.hpp>
 #include <collectives/algorithm/scatter.hpp>
 #include <collectives/algorithm/shift.hpp>
-#include <collectives/algorithm/compiled_schedules.hpp>
+#include <collectives/cost/compiled_once.hpp>
 
 #include <collectives/cost/closed_forms.hpp>
 #include <collectives/cost/fully_connected.hpp>

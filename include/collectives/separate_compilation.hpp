@@ -4,7 +4,7 @@
 // link the CMake target collectives::compiled, which is that file. It holds the threads
 // transport, the error texts, calibrate()'s clock and fitting, the executor core (every
 // transport's: it reaches the endpoint through detail::EndpointRef) and the visits of the
-// library's schedules (algorithm/compiled_schedules.hpp); the templates over the caller's
+// library's schedules and the run-time estimate's walks (cost/compiled_once.hpp); the templates over the caller's
 // types stay in the headers, and the MPI transport's part is separate_compilation_mpi.hpp,
 // so that this one needs no MPI.
 
@@ -12,7 +12,7 @@
 #error "collectives/separate_compilation.hpp: define COLLECTIVES_SEPARATE_COMPILATION in every translation unit (without it the headers already define everything)"
 #endif
 
-#include <collectives/algorithm/compiled_schedules.hpp>
+#include <collectives/cost/compiled_once.hpp>
 #include <collectives/detail/require.hpp>
 #include <collectives/execution/executor.hpp>
 #include <collectives/transport/errors.hpp>
@@ -25,10 +25,16 @@
 #include <collectives/transport/impl/threads.ipp>
 #include <collectives/tuning/impl/calibrate.ipp>
 
-// Every library schedule's visit, compiled here once (compiled_schedules.hpp declares them).
+// Every library schedule's visit and the walks on the library's dynamic topologies,
+// compiled here once (cost/compiled_once.hpp declares them).
 #define COLLECTIVES_DETAIL_DEFINE_VISIT(...)                                                              \
   template void detail::visit_thunk<__VA_ARGS__>(const void*, std::size_t, std::size_t, StepOps&);
+#define COLLECTIVES_DETAIL_DEFINE_WALK(...)                                                               \
+  template CostReport detail::walk_every_rank_at_run_time<__VA_ARGS__>(                                   \
+    const detail::WalkScheduleRef<__VA_ARGS__>&, const __VA_ARGS__&, const CostModel&, double);
 namespace collectives {
 COLLECTIVES_LIBRARY_SCHEDULES(COLLECTIVES_DETAIL_DEFINE_VISIT)
+COLLECTIVES_LIBRARY_WALK_TOPOLOGIES(COLLECTIVES_DETAIL_DEFINE_WALK)
 } // namespace collectives
 #undef COLLECTIVES_DETAIL_DEFINE_VISIT
+#undef COLLECTIVES_DETAIL_DEFINE_WALK

@@ -1,9 +1,10 @@
-// Compiled, never run (tests/CMakeLists.txt: separate.visits_compiled_once and its twin):
+// Compiled, never run (tests/CMakeLists.txt: separate.visits_compiled and its twin):
 // takes the address of the visit (detail::visit_thunk) of the schedule every algorithm of
-// every collective builds, on every kind of topology its needs allow. In the compiled mode
-// (COLLECTIVES_SEPARATE_COMPILATION) the umbrella only declares those visits
-// (algorithm/compiled_schedules.hpp) and the object defines none of them; header-only it
-// defines them all, which shows the check can see a definition.
+// every collective builds, on every kind of topology its needs allow, and selects at run
+// time on static and dynamic rings, meshes, 3-D tori and hypercubes (the estimate's walk).
+// In the compiled mode (COLLECTIVES_SEPARATE_COMPILATION) the umbrella only declares those
+// visits and walks (cost/compiled_once.hpp) and the object defines none of them;
+// header-only it defines them all, which shows the check can see a definition.
 
 #include <collectives/collectives.hpp>
 
@@ -53,4 +54,23 @@ std::vector<Visit> every_schedule_visit()
   std::vector<Visit> out;
   add_every_collective(out, std::make_index_sequence<collectives::all_collectives.size()>{});
   return out;
+}
+
+/// A run-time selection on each kind of topology, static and dynamic: the walks.
+std::size_t select_on_every_topology()
+{
+  using namespace collectives;
+  const Problem problem{.m = 8};
+  std::size_t n = 0;
+  n += select<Collective::broadcast>(Ring<4>{}, default_cost_model, problem).index;
+  n += select<Collective::broadcast>(Ring<>{5}, default_cost_model, problem).index;
+  n += select<Collective::broadcast>(Mesh<2, 3>{}, default_cost_model, problem).index;
+  n += select<Collective::broadcast>(Mesh<>{2, 3}, default_cost_model, problem).index;
+  n += select<Collective::broadcast>(Torus<2, 2, 2>{}, default_cost_model, problem).index;
+  n += select<Collective::broadcast>(Torus<dynamic_extent, dynamic_extent, dynamic_extent>{2, 2, 2}, default_cost_model,
+                                     problem)
+         .index;
+  n += select<Collective::broadcast>(Hypercube<3>{}, default_cost_model, problem).index;
+  n += select<Collective::broadcast>(Hypercube<>::of_dims(3), default_cost_model, problem).index;
+  return n;
 }

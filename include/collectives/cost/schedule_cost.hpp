@@ -40,6 +40,8 @@
 #include <collectives/detail/require.hpp>
 #include <collectives/schedule/schedule.hpp>
 #include <collectives/topology/concepts.hpp>
+#include <collectives/topology/hypercube.hpp>
+#include <collectives/topology/torus.hpp>
 
 #include <algorithm>
 #include <concepts>
@@ -281,6 +283,34 @@ constexpr CostReport walk_every_rank(const S& s, const T& topo, const CostModel&
   return sum.done(m);
 }
 
+/// The topology type a run-time walk uses for T: the library's tori and hypercubes walk as
+/// their all-dynamic twins (the same network: static extents only turn into stored ones),
+/// so a program walks one body per family of topology, not per static shape, and the
+/// compiled mode compiles those bodies once (cost/compiled_once.hpp); any other
+/// topology walks as itself.
+template <class T>
+struct walk_topology {
+  using type = T;
+};
+template <std::size_t... Z>
+struct walk_topology<Torus<Z...>> {
+  using type = Torus<(static_cast<void>(Z), dynamic_extent)...>;
+};
+template <std::size_t D>
+struct walk_topology<Hypercube<D>> {
+  using type = Hypercube<>;
+};
+template <class T>
+using walk_topology_t = typename walk_topology<T>::type;
+
+/// The run-time walk: not inline, so that the compiled mode's declarations of it for the
+/// library's dynamic topologies keep translation units from compiling it.
+template <class T>
+CostReport walk_every_rank_at_run_time(const WalkScheduleRef<T>& s, const T& topo, const CostModel& model, double m)
+{
+  return walk_every_rank(s, topo, model, m);
+}
+
 } // namespace detail
 
 /// estimate() visiting every rank of every step, whatever the schedule states about its
@@ -294,7 +324,8 @@ constexpr CostReport estimate_every_rank(const S& s, const T& topo, const CostMo
   // The builtin, not std::is_constant_evaluated(): folded by the front end even at -O0,
   // so an unoptimised build does not emit both paths.
   if (__builtin_is_constant_evaluated()) return detail::walk_every_rank(s, topo, model, m);
-  return detail::walk_every_rank(detail::WalkScheduleRef<T>(s), topo, model, m);
+  using W = detail::walk_topology_t<T>;
+  return detail::walk_every_rank_at_run_time(detail::WalkScheduleRef<W>(s), W(topo), model, m);
 }
 
 /// estimate(), or std::nullopt when the time is known to be at least `limit` without

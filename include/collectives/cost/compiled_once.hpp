@@ -1,12 +1,14 @@
 #pragma once
-// The schedule types of the library's algorithms, in one list. In the compiled mode
-// (COLLECTIVES_SEPARATE_COMPILATION, collectives::compiled) the visit that runs and prices
-// each of them (detail::visit_thunk) is compiled once, in the compiled library
-// (separate_compilation.hpp), and every translation unit that includes this header (the
-// umbrella and <collectives/cost.hpp> do) only declares it. A collective called without
-// an algorithm can run any candidate of its list, so a translation unit that calls one
-// would otherwise generate every candidate's visit: issue 12's three calls by default,
-// 97 -> 61 KB of code and 3.9 -> 3.1 s with g++ -O2. Header-only, nothing changes.
+// What the compiled mode (COLLECTIVES_SEPARATE_COMPILATION, collectives::compiled) compiles
+// once, in the compiled library (separate_compilation.hpp), of the library's templates:
+// - the visit that runs and prices each of the library's schedules (detail::visit_thunk),
+//   for every schedule type its algorithms build;
+// - the run-time estimate's walk (detail::walk_every_rank_at_run_time) on the library's
+//   dynamic topologies, which every torus and hypercube walks as (walk_topology_t).
+// Every translation unit that includes this header (the umbrella and <collectives/cost.hpp>
+// do) only declares them. A collective called without an algorithm can run and must price
+// every candidate of its list, so a translation unit that calls one would otherwise
+// compile every candidate's visit and the walk. Header-only, nothing changes.
 //
 // A schedule type missing here is still correct, only compiled in every translation unit
 // that runs it; tests/separate checks that a compiled-mode TU running every algorithm
@@ -24,10 +26,14 @@
 #include <collectives/algorithm/scan.hpp>
 #include <collectives/algorithm/scatter.hpp>
 #include <collectives/algorithm/shift.hpp>
+#include <collectives/cost/model.hpp>
+#include <collectives/cost/schedule_cost.hpp>
 #include <collectives/schedule/concat.hpp>
 #include <collectives/schedule/either.hpp>
 #include <collectives/schedule/fold.hpp>
 #include <collectives/schedule/schedule.hpp>
+#include <collectives/topology/hypercube.hpp>
+#include <collectives/topology/torus.hpp>
 
 #include <cstddef>
 
@@ -84,12 +90,24 @@
   X(ShiftRingSchedule)                                                                                    \
   X(StandardExchangeSchedule)
 
+/// X(T) for every topology type a run-time walk of the library's topologies uses.
+#define COLLECTIVES_LIBRARY_WALK_TOPOLOGIES(X)                                                            \
+  X(Ring<>)                                                                                               \
+  X(Mesh<>)                                                                                               \
+  X(Torus<dynamic_extent, dynamic_extent, dynamic_extent>)                                                \
+  X(Hypercube<>)
+
 #if defined(COLLECTIVES_SEPARATE_COMPILATION)
-/// The declaration that stops a translation unit from compiling S's visit itself.
+// The declarations that stop a translation unit from compiling them itself.
 #define COLLECTIVES_DETAIL_EXTERN_VISIT(...)                                                              \
   extern template void detail::visit_thunk<__VA_ARGS__>(const void*, std::size_t, std::size_t, StepOps&);
+#define COLLECTIVES_DETAIL_EXTERN_WALK(...)                                                               \
+  extern template CostReport detail::walk_every_rank_at_run_time<__VA_ARGS__>(                            \
+    const detail::WalkScheduleRef<__VA_ARGS__>&, const __VA_ARGS__&, const CostModel&, double);
 namespace collectives {
 COLLECTIVES_LIBRARY_SCHEDULES(COLLECTIVES_DETAIL_EXTERN_VISIT)
+COLLECTIVES_LIBRARY_WALK_TOPOLOGIES(COLLECTIVES_DETAIL_EXTERN_WALK)
 } // namespace collectives
 #undef COLLECTIVES_DETAIL_EXTERN_VISIT
+#undef COLLECTIVES_DETAIL_EXTERN_WALK
 #endif
