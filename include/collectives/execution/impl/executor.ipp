@@ -404,9 +404,8 @@ void run_plan(const P& plan, const EndpointRef& ep, const std::array<ByteBuffer,
 /// or with one made now from the schedule's visits.
 template <class Context>
 void run_steps(const ScheduleRef& s, const EndpointRef& ep, const std::array<ByteBuffer, 3>& bufs, const Reducer* red,
-               Context& x, const StepInfo& call)
+               Context& x, StepInfo& info)
 {
-  StepInfo info = call;
   if (info.steps == 0) info.steps = s.steps;
   if (red != nullptr) info.element_bytes = red->elem;
   if (s.steps == 0) return;
@@ -481,9 +480,9 @@ void run_steps(const ScheduleRef& s, const EndpointRef& ep, const std::array<Byt
 
 #if defined(COLLECTIVES_SEPARATE_COMPILATION)
 void run_schedule_core(const ScheduleRef& s, const EndpointRef& ep, const std::array<ByteBuffer, 3>& bufs,
-                       const Reducer* red, ExecContext& x, const StepInfo& call)
+                       const Reducer* red, ExecContext& x, StepInfo& info)
 {
-  run_steps(s, ep, bufs, red, x, call);
+  run_steps(s, ep, bufs, red, x, info);
 }
 #endif
 
