@@ -50,9 +50,10 @@ template <algorithm A, communicator Comm, schedule S, class T, class Op = NoComb
 void execute_call(A, Comm& comm, const S& s, const T* in, BlockLayout in_layout, T* out, BlockLayout out_layout,
                   BlockLayout scratch_layout, Op op = {})
 {
+  auto bufs = call_buffers(in, in_layout, out, out_layout, scratch_layout);
+  StepInfo info{collective_name(A::collective), A::name, comm.begin_call(), 0, s.num_steps()};
   // The library's schedules are values: a call in a loop runs the plan of the one before.
-  execute_ref(schedule_ref(s, true), comm.endpoint(), comm.context(), in, in_layout, out, out_layout, scratch_layout,
-              op, StepInfo{collective_name(A::collective), A::name, comm.begin_call(), 0, s.num_steps()});
+  execute_ref<typename Comm::endpoint_type, T>(schedule_ref(s, true), comm.endpoint(), comm.context(), bufs, op, info);
 }
 
 /// The input a call runs with: `in` itself or, when it overlaps the output (the same buffer

@@ -27,12 +27,3 @@
 #else
 #define COLLECTIVES_COLD
 #endif
-
-/// On the small layers of a call's way down whose arguments the caller has just built:
-/// inlined, they are built where they are used instead of stored and loaded again (a
-/// wider load of fields just stored one by one stalls on store forwarding).
-#if defined(__GNUC__) || defined(__clang__)
-#define COLLECTIVES_ALWAYS_INLINE [[gnu::always_inline]] inline
-#else
-#define COLLECTIVES_ALWAYS_INLINE inline
-#endif
