@@ -11,8 +11,8 @@
 // compile every candidate's visit and the walk. Header-only, nothing changes.
 //
 // A schedule type missing here is still correct, only compiled in every translation unit
-// that runs it; tests/separate checks that a compiled-mode TU running every algorithm
-// defines none of these visits itself.
+// that runs it; tests/separate checks that a compiled-mode TU running every algorithm and
+// selecting on every kind of topology defines none of these visits and walks itself.
 
 #include <collectives/algorithm/allgather.hpp>
 #include <collectives/algorithm/allreduce.hpp>
