@@ -3,10 +3,10 @@
 // (detail/config.hpp): include this header in exactly one source file of the program, or
 // link the CMake target collectives::compiled, which is that file. It holds the threads
 // transport, the error texts, calibrate()'s clock and fitting, the executor core (every
-// transport's: it reaches the endpoint through detail::EndpointRef) and the visits of the
-// library's schedules and the run-time estimate's walks (cost/compiled_once.hpp); the templates over the caller's
-// types stay in the headers, and the MPI transport's part is separate_compilation_mpi.hpp,
-// so that this one needs no MPI.
+// transport's: it reaches the endpoint through detail::EndpointRef), and the visits of the
+// library's schedules and the run-time estimate's walks (cost/compiled_once.hpp). The
+// templates over the caller's types stay in the headers, and the MPI transport's part is
+// separate_compilation_mpi.hpp, so that this one needs no MPI.
 
 #if !defined(COLLECTIVES_SEPARATE_COMPILATION)
 #error "collectives/separate_compilation.hpp: define COLLECTIVES_SEPARATE_COMPILATION in every translation unit (without it the headers already define everything)"
