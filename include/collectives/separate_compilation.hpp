@@ -12,6 +12,7 @@
 #error "collectives/separate_compilation.hpp: define COLLECTIVES_SEPARATE_COMPILATION in every translation unit (without it the headers already define everything)"
 #endif
 
+#include <collectives/collective/chosen.hpp>
 #include <collectives/cost/compiled_once.hpp>
 #include <collectives/detail/require.hpp>
 #include <collectives/execution/executor.hpp>
@@ -19,6 +20,7 @@
 #include <collectives/transport/threads.hpp>
 #include <collectives/tuning/calibrate.hpp>
 
+#include <collectives/collective/impl/chosen.ipp>
 #include <collectives/detail/impl/require.ipp>
 #include <collectives/execution/impl/executor.ipp>
 #include <collectives/transport/impl/errors.ipp>

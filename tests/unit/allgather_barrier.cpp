@@ -395,7 +395,7 @@ TEST_CASE("recording: every collective sends exactly its schedule's messages", "
     INFO("p = " << p);
     const std::size_t n = 11, root = p / 2;
     // The layout of a whole message cut into the algorithm's pieces, and of blocks of n.
-    const auto pieces = [&](auto a) { return detail::message_layout<decltype(a)>(n, p); };
+    const auto pieces = [&](auto a) { return detail::message_layout(a, n, p); };
     const auto block = [&](auto) { return BlockLayout::uniform(n); };
     std::size_t ran = 0;
     ran += check_recorded<Collective::broadcast>(p, Problem{.root = root}, pieces, sizeof(double),

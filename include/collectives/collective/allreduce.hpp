@@ -23,11 +23,10 @@ void run_allreduce(Comm& comm, const T* in, T* out, std::size_t n, std::size_t n
   const std::size_t p = comm.size();
   const Problem problem{.m = comm.words(n * sizeof(T)), .commutative = c, .in_place = InPlace};
   run_algorithm<Collective::allreduce, c, InPlace>(comm, alg, problem, [&](auto a) {
-    using A = decltype(a);
-    const BlockLayout layout = message_layout<A>(n, p);
+    const BlockLayout layout = message_layout(a, n, p);
     // In place, the schedules read the contributions from the output.
     const T* input = InPlace ? in : input_for(a, comm, in, n, out, n_out);
-    execute_call(a, comm, A::schedule(comm.topology(), problem), input, layout, out, layout, layout, op);
+    execute_call(a, comm, a.schedule(comm.topology(), problem), input, layout, out, layout, layout, op);
   });
 }
 

@@ -31,9 +31,8 @@ struct broadcast_fn {
     T* data = std::ranges::data(buf);
     const Problem problem{.m = comm.words(n * sizeof(T)), .root = root};
     detail::run_algorithm<Collective::broadcast, true, false>(comm, alg, problem, [&](auto a) {
-      using A = decltype(a);
-      const BlockLayout layout = detail::message_layout<A>(n, p);
-      detail::execute_call(a, comm, A::schedule(comm.topology(), problem), data, layout, data, layout, layout);
+      const BlockLayout layout = detail::message_layout(a, n, p);
+      detail::execute_call(a, comm, a.schedule(comm.topology(), problem), data, layout, data, layout, layout);
     });
   }
 };

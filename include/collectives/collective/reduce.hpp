@@ -23,12 +23,11 @@ void run_reduce(Comm& comm, const T* in, T* out, std::size_t n, std::size_t n_ou
   const std::size_t p = comm.size();
   const Problem problem{.m = comm.words(n * sizeof(T)), .root = root, .commutative = c, .in_place = InPlace};
   run_algorithm<Collective::reduce, c, InPlace>(comm, alg, problem, [&](auto a) {
-    using A = decltype(a);
-    const BlockLayout layout = message_layout<A>(n, p);
+    const BlockLayout layout = message_layout(a, n, p);
     T* target = out;
     std::size_t n_target = comm.rank() == root ? n_out : 0;
     // Algorithms that leave the result on every rank borrow room for it off the root.
-    if constexpr (A::output_everywhere)
+    if (a.output_everywhere)
       if (comm.rank() != root) {
         target = reinterpret_cast<T*>(comm.context().result(n * sizeof(T)));
         n_target = n;
@@ -36,7 +35,7 @@ void run_reduce(Comm& comm, const T* in, T* out, std::size_t n, std::size_t n_ou
     // Out of place, schedules may read the input after writing the output (the trees fold
     // the contribution in late): a send range overlapping the receive range is copied.
     const T* input = InPlace ? input_for(a, comm, in, n, target, n_target) : unaliased_input(comm, in, n, target, n_target);
-    execute_call(a, comm, A::schedule(comm.topology(), problem), input, layout, target, layout, layout, op);
+    execute_call(a, comm, a.schedule(comm.topology(), problem), input, layout, target, layout, layout, op);
   });
 }
 

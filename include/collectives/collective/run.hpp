@@ -5,6 +5,7 @@
 // Nothing re-enters the front end and nothing is validated twice.
 
 #include <collectives/algorithm/algorithm.hpp>
+#include <collectives/collective/chosen.hpp>
 #include <collectives/cost/select.hpp>
 #include <collectives/execution/communicator.hpp>
 #include <collectives/execution/executor.hpp>
@@ -22,9 +23,11 @@ namespace collectives::detail {
 /// Calls run(tag) with `alg`, or for Automatic with the cheapest of C's algorithms that
 /// fit the communicator's topology and the call (only those the topology's type, the
 /// operator's commutativity and in-place use allow are instantiated; the pick is
-/// remembered per problem). A named algorithm that does not fit the topology's value
-/// (a dynamic size that is not a power of two, ...) throws std::invalid_argument naming
-/// it, before anything is written.
+/// remembered per problem). In the compiled mode, on the library's tori and hypercubes,
+/// the pick and its schedule come from the compiled library and run gets a
+/// ChosenAlgorithm (chosen.hpp): the same pick, one instantiation of run. A named
+/// algorithm that does not fit the topology's value (a dynamic size that is not a power
+/// of two, ...) throws std::invalid_argument naming it, before anything is written.
 template <Collective C, bool Commutative, bool InPlace, class Alg, communicator Comm, class Run>
 void run_algorithm(Comm& comm, Alg alg, const Problem& problem, Run&& run)
 {
@@ -33,27 +36,55 @@ void run_algorithm(Comm& comm, Alg alg, const Problem& problem, Run&& run)
     constexpr auto candidates = candidates_for<C, Topo, Commutative, InPlace>();
     static_assert(decltype(boost::hana::length(candidates))::value != 0,
                   "collectives: no algorithm of this collective fits the communicator's topology");
-    const std::size_t index = comm.policy().pick(C, problem, [&] {
-      // (The every-rank estimate: the same pick as select(), without instantiating the
-      // symmetric estimate for every schedule a default call may run.)
-      return select_among<false>(candidates, comm.topology(), comm.cost_model(), problem).index;
-    });
-    visit_algorithm(candidates, index, run);
+    if constexpr (use_compiled_choice<C, Topo, Commutative, InPlace>) {
+#if defined(COLLECTIVES_SEPARATE_COMPILATION)
+      using Map = ChoiceMap<C, Topo, Commutative, InPlace>;
+      using W = typename Map::W;
+      const std::size_t index = comm.policy().pick(C, problem, [&] {
+        const std::size_t j = compiled_select(C, W(comm.topology()), comm.cost_model(), problem, Map::table.allowed);
+        std::size_t i = 0;
+        while (Map::table.to_w[i] != j) ++i; // j is allowed, so one of ours
+        return i;
+      });
+      require(index < Map::count, "collectives::visit_algorithm: no candidate at that index");
+      run(ChosenAlgorithm<C, W>(Map::table.to_w[index]));
+#endif
+    } else {
+      const std::size_t index = comm.policy().pick(C, problem, [&] {
+        // (The every-rank estimate: the same pick as select(), without instantiating the
+        // symmetric estimate for every schedule a default call may run.)
+        return select_among<false>(candidates, comm.topology(), comm.cost_model(), problem).index;
+      });
+      visit_algorithm(candidates, index, run);
+    }
   } else {
     require_fits(alg, comm.topology(), problem);
     run(alg);
   }
 }
 
-/// Runs schedule `s` of algorithm A on comm over typed buffers, as one collective call.
-template <algorithm A, communicator Comm, schedule S, class T, class Op = NoCombine>
-void execute_call(A, Comm& comm, const S& s, const T* in, BlockLayout in_layout, T* out, BlockLayout out_layout,
-                  BlockLayout scratch_layout, Op op = {})
+/// s as the executor takes it: a schedule the caller keeps (the library's are values),
+/// or one the compiled library built (ErasedSchedule).
+template <class S>
+ScheduleRef kept_schedule_ref(const S& s)
+{
+  if constexpr (std::same_as<S, ErasedSchedule>)
+    return s.ref();
+  else
+    return schedule_ref(s, true);
+}
+
+/// Runs schedule `s` of algorithm `a` (a tag or a ChosenAlgorithm) on comm over typed
+/// buffers, as one collective call.
+template <class A, communicator Comm, class S, class T, class Op = NoCombine>
+void execute_call(const A& a, Comm& comm, const S& s, const T* in, BlockLayout in_layout, T* out,
+                  BlockLayout out_layout, BlockLayout scratch_layout, Op op = {})
 {
   auto bufs = call_buffers(in, in_layout, out, out_layout, scratch_layout);
-  StepInfo info{collective_name(A::collective), A::name, comm.begin_call(), 0, s.num_steps()};
   // The library's schedules are values: a call in a loop runs the plan of the one before.
-  execute_ref<typename Comm::endpoint_type, T>(schedule_ref(s, true), comm.endpoint(), comm.context(), bufs, op, info);
+  const ScheduleRef ref = kept_schedule_ref(s);
+  StepInfo info{collective_name(A::collective), a.name, comm.begin_call(), 0, ref.steps};
+  execute_ref<typename Comm::endpoint_type, T>(ref, comm.endpoint(), comm.context(), bufs, op, info);
 }
 
 /// The input a call runs with: `in` itself or, when it overlaps the output (the same buffer
@@ -72,23 +103,22 @@ const T* unaliased_input(Comm& comm, const T* in, std::size_t n_in, const T* out
   return copy;
 }
 
-/// The input algorithm A runs with: `in` itself when it starts where the output starts and
-/// A runs correctly so (input_may_alias_output: an in-place call with no copy), else
+/// The input algorithm `a` runs with: `in` itself when it starts where the output starts
+/// and `a` runs correctly so (input_may_alias_output: an in-place call with no copy), else
 /// unaliased_input().
-template <algorithm A, communicator Comm, class T>
-const T* input_for(A, Comm& comm, const T* in, std::size_t n_in, const T* out, std::size_t n_out)
+template <class A, communicator Comm, class T>
+const T* input_for(const A& a, Comm& comm, const T* in, std::size_t n_in, const T* out, std::size_t n_out)
 {
-  if constexpr (A::input_may_alias_output)
-    if (in == out) return in;
+  if (a.input_may_alias_output && in == out) return in;
   return unaliased_input(comm, in, n_in, out, n_out);
 }
 
-/// The layout of a collective's message of n elements as algorithm A cuts it for p ranks
-/// (A::pieces(p) pieces, long-message algorithms; one block otherwise).
-template <algorithm A>
-constexpr BlockLayout message_layout(std::size_t n, std::size_t p)
+/// The layout of a collective's message of n elements as algorithm `a` cuts it for p
+/// ranks (a.pieces(p) pieces, long-message algorithms; one block otherwise).
+template <class A>
+constexpr BlockLayout message_layout(const A& a, std::size_t n, std::size_t p)
 {
-  return BlockLayout::chunked(n, A::pieces(p));
+  return BlockLayout::chunked(n, a.pieces(p));
 }
 
 } // namespace collectives::detail

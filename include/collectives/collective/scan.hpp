@@ -25,7 +25,7 @@ void run_scan(Comm& comm, const T* in, T* out, std::size_t n, std::size_t n_out,
   const BlockLayout whole = BlockLayout::uniform(n);
   run_algorithm<Collective::scan, c, InPlace>(comm, alg, problem, [&](auto a) {
     const T* input = input_for(a, comm, in, n, out, n_out);
-    execute_call(a, comm, decltype(a)::schedule(comm.topology(), problem), input, whole, out, whole, whole, op);
+    execute_call(a, comm, a.schedule(comm.topology(), problem), input, whole, out, whole, whole, op);
   });
 }
 

@@ -73,45 +73,9 @@ public:
       return slot->by_root[problem.root];
     }
     const std::size_t index = choose(); // may throw: nothing is changed before it returns
-    if (index >= unknown || problem.root >= max_root) return index; // not kept (no list is that long)
-    if (slot == nullptr) {
-      std::size_t at = used_ < capacity ? used_ : 0;
-      if (used_ == capacity)
-        for (std::size_t i = 1; i < capacity; ++i)
-          if (entries_[i].last_use < entries_[at].last_use) at = i;
-      // The vectors' growth through types that depend on Choose (detail/dependent.hpp): a
-      // translation unit that never picks does not compile it (20 ms with clang++).
-      if (at == entries_.size()) { // a new entry (kept, empty, by clear())
-        detail::deferred<Choose>(entries_).emplace_back();
-        detail::deferred<Choose>(keys_).push_back(0);
-        if (table_.empty()) detail::deferred<Choose>(table_).assign(table_size, 0);
-      } else if (at < used_) {
-        table_erase(at); // the least recently used problem makes room
-      }
-      slot = &entries_[at];
-      // Reuses the old problem's memory, made as wide as the widest problem's: a loop over
-      // more problems than kept allocates nothing once every root has come.
-      widest_ = std::max(widest_, problem.root + 1);
-      detail::deferred<Choose>(slot->by_root).reserve(widest_);
-      detail::deferred<Choose>(slot->by_root).assign(problem.root + 1, unknown);
-      if (used_ < capacity) ++used_;
-      remembered_ -= slot->picks;
-      slot->collective = c;
-      slot->problem = problem;
-      slot->picks = 0;
-      keys_[at] = key;
-      table_insert(at);
-    } else if (problem.root >= slot->by_root.size()) {
-      widest_ = std::max(widest_, problem.root + 1);
-      detail::deferred<Choose>(slot->by_root).resize(problem.root + 1, unknown);
-    }
-    slot->by_root[problem.root] = static_cast<std::uint8_t>(index);
-    slot->last_use = clock_;
-    ++slot->picks;
-    ++remembered_;
-    latest_[static_cast<std::size_t>(c)] = static_cast<std::uint16_t>(slot - entries_.data());
-    return index;
+    return remember(c, problem, key, slot, index);
   }
+
   /// Number of picks remembered (one per problem and root).
   constexpr std::size_t remembered() const { return remembered_; }
   constexpr void clear()
@@ -213,6 +177,51 @@ private:
   std::size_t used_ = 0, remembered_ = 0;
   std::size_t widest_ = 0; // the most roots of any entry so far
   std::uint64_t clock_ = 0;
+
+  /// pick()'s second half, once `index` is chosen: one body for every pick (a template
+  /// only so that a translation unit that never picks does not compile it).
+  template <class Later = int>
+  constexpr std::size_t remember(Collective c, const Problem& problem, std::uint64_t key, Entry* slot, std::size_t index)
+  {
+    if (index >= unknown || problem.root >= max_root) return index; // not kept (no list is that long)
+    if (slot == nullptr) {
+      std::size_t at = used_ < capacity ? used_ : 0;
+      if (used_ == capacity)
+        for (std::size_t i = 1; i < capacity; ++i)
+          if (entries_[i].last_use < entries_[at].last_use) at = i;
+      // The vectors' growth through types that depend on Later (detail/dependent.hpp): a
+      // translation unit that never picks does not compile it (20 ms with clang++).
+      if (at == entries_.size()) { // a new entry (kept, empty, by clear())
+        detail::deferred<Later>(entries_).emplace_back();
+        detail::deferred<Later>(keys_).push_back(0);
+        if (table_.empty()) detail::deferred<Later>(table_).assign(table_size, 0);
+      } else if (at < used_) {
+        table_erase(at); // the least recently used problem makes room
+      }
+      slot = &entries_[at];
+      // Reuses the old problem's memory, made as wide as the widest problem's: a loop over
+      // more problems than kept allocates nothing once every root has come.
+      widest_ = std::max(widest_, problem.root + 1);
+      detail::deferred<Later>(slot->by_root).reserve(widest_);
+      detail::deferred<Later>(slot->by_root).assign(problem.root + 1, unknown);
+      if (used_ < capacity) ++used_;
+      remembered_ -= slot->picks;
+      slot->collective = c;
+      slot->problem = problem;
+      slot->picks = 0;
+      keys_[at] = key;
+      table_insert(at);
+    } else if (problem.root >= slot->by_root.size()) {
+      widest_ = std::max(widest_, problem.root + 1);
+      detail::deferred<Later>(slot->by_root).resize(problem.root + 1, unknown);
+    }
+    slot->by_root[problem.root] = static_cast<std::uint8_t>(index);
+    slot->last_use = clock_;
+    ++slot->picks;
+    ++remembered_;
+    latest_[static_cast<std::size_t>(c)] = static_cast<std::uint16_t>(slot - entries_.data());
+    return index;
+  }
 };
 
 } // namespace collectives

@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <string_view>
@@ -124,9 +125,10 @@ constexpr std::size_t messages_of_busiest(const S& s)
 /// candidate's estimate visits every rank (estimate_every_rank: the same times, bit for
 /// bit), so that run-time callers (select() at run time, a collective called without an
 /// algorithm) do not compile the symmetric estimate for every schedule and topology type.
+/// `allowed` (without Symmetric): only the candidates whose bit is set, by position, compete.
 template <bool Symmetric, topology T, class... A>
 constexpr Selection select_among(const boost::hana::tuple<A...>& candidates, const T& topo, const CostModel& model,
-                                 const Problem& problem)
+                                 const Problem& problem, std::uint64_t allowed = ~std::uint64_t{0})
 {
   static_assert((algorithm<A> && ...), "collectives::select: a candidate is not an algorithm type");
   static_assert((fits_topology_type<A, T> || ...), "collectives::select: no candidate algorithm fits the topology's type");
@@ -183,7 +185,7 @@ constexpr Selection select_among(const boost::hana::tuple<A...>& candidates, con
   const State done = boost::hana::fold_left(candidates, State{}, [&](State s, auto tag) {
     using Tag = decltype(tag);
     if constexpr (fits_topology_type<Tag, T>) {
-      if (fits(tag, topo, problem)) {
+      if ((Symmetric || s.at >= 64 || ((allowed >> s.at) & 1) != 0) && fits(tag, topo, problem)) {
         ++s.best.candidates;
         if constexpr (!Symmetric) {
           const double t = with_schedule(tag, topo, problem, [&](const auto& sched, double m) {

@@ -1,0 +1,237 @@
+// The compiled mode's default call (collective/chosen.hpp): on the library's tori and
+// hypercubes, the compiled library selects among the collective's list and builds the
+// picked schedule on the topology's all-dynamic twin. Checked here against what the
+// header path does: the same pick as select() over the same candidates, and a schedule
+// equal to the one the picked algorithm builds on the static topology; and, end to end,
+// default calls of every collective whose front end reads an algorithm's facts
+// (pieces, output_everywhere, input_may_alias_output) against serial references.
+
+#if !defined(COLLECTIVES_SEPARATE_COMPILATION)
+#error "compiled_choice.cpp tests the compiled mode"
+#endif
+
+#include <collectives/collectives.hpp>
+
+#include <boost/hana/for_each.hpp>
+#include <catch2/catch.hpp>
+
+#include <cstddef>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+using namespace collectives;
+
+namespace {
+
+// The header path's pick (select_among over T's own candidates) and the compiled one,
+// mapped back to T's candidates, must name the same algorithm; the compiled schedule
+// must be the one that algorithm builds on `topo` (same type, equal value).
+template <Collective C, bool Commutative, bool InPlace, class T>
+void check_choice(const T& topo, const Problem& problem)
+{
+  using Map = detail::ChoiceMap<C, T, Commutative, InPlace>;
+  using W = typename Map::W;
+  STATIC_REQUIRE(detail::use_compiled_choice<C, T, Commutative, InPlace>);
+  constexpr auto mine = Map::mine;
+  const Selection want = detail::select_among<false>(mine, topo, default_cost_model, problem);
+  const std::size_t j = detail::compiled_select(C, W(topo), default_cost_model, problem, Map::table.allowed);
+  REQUIRE(j < Map::wide);
+  CHECK(detail::choice_facts<C, W>[j].name == want.name);
+  detail::ErasedSchedule erased;
+  detail::compiled_schedule(C, j, W(topo), problem, erased);
+  visit_algorithm(mine, want.index, [&](auto a) {
+    const auto s = a.schedule(topo, problem);
+    using S = std::remove_cvref_t<decltype(s)>;
+    REQUIRE(erased.ref().visit == &detail::visit_thunk<S>);
+    REQUIRE(erased.ref().same != nullptr);
+    CHECK(erased.ref().same(&s, erased.ref().object));
+    CHECK(erased.ref().steps == s.num_steps());
+    CHECK(erased.ref().scratch_blocks == s.scratch_blocks());
+    const detail::ChosenAlgorithm<C, W> chosen(j);
+    CHECK(chosen.name == a.name);
+    CHECK(chosen.pieces(topo.size()) == a.pieces(topo.size()));
+    CHECK(chosen.output_everywhere == a.output_everywhere);
+    CHECK(chosen.input_may_alias_output == a.input_may_alias_output);
+  });
+}
+
+template <Collective C, class T>
+void check_collective(const T& topo)
+{
+  const std::size_t p = topo.size();
+  for (const double m : {1.0, 1000.0, 1048576.0})
+    for (const std::size_t root : {std::size_t{0}, p - 1}) {
+      CAPTURE(collective_name(C), p, m, root);
+      const Problem base{.m = m, .root = root};
+      check_choice<C, true, false>(topo, base);
+      if constexpr (C == Collective::reduce || C == Collective::reduce_scatter || C == Collective::allreduce ||
+                    C == Collective::scan) {
+        Problem p2 = base;
+        p2.commutative = false;
+        check_choice<C, false, false>(topo, p2);
+        p2.in_place = true;
+        if constexpr (decltype(boost::hana::length(detail::candidates_for<C, T, false, true>()))::value != 0)
+          check_choice<C, false, true>(topo, p2);
+      }
+      if constexpr (C == Collective::shift) {
+        Problem p3 = base;
+        p3.q = static_cast<std::ptrdiff_t>(p / 2 + 1);
+        check_choice<C, true, false>(topo, p3);
+      }
+    }
+}
+
+template <class T>
+void check_every_collective(const T& topo)
+{
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (check_collective<all_collectives[I]>(topo), ...);
+  }(std::make_index_sequence<all_collectives.size()>{});
+}
+
+double value(std::size_t rank, std::size_t i) { return static_cast<double>((rank * 5 + i * 3) % 13); }
+
+using Mesh2x3 = Mesh<2, 3>;
+
+// A threads endpoint that notes which algorithm each step belongs to.
+class Spy {
+public:
+  explicit Spy(threads::Endpoint& ep) : ep_(&ep) {}
+  std::size_t rank() const { return ep_->rank(); }
+  std::size_t size() const { return ep_->size(); }
+  CostModel cost_model() const { return ep_->cost_model(); }
+  std::uint64_t begin_call() { return ep_->begin_call(); }
+  void exchange(std::span<const SendRequest> sends, std::span<const RecvRequest> recvs) { ep_->exchange(sends, recvs); }
+  void exchange(std::span<const SendRequest> sends, std::span<const RecvRequest> recvs, const StepInfo& info)
+  {
+    algorithm = info.algorithm;
+    detail::exchange_step(*ep_, sends, recvs, info);
+  }
+  std::string algorithm;
+
+private:
+  threads::Endpoint* ep_;
+};
+
+} // namespace
+
+TEST_CASE("compiled choice: the same pick and schedule as the header path, every collective", "[separate]")
+{
+  check_every_collective(Ring<4>{});
+  check_every_collective(Ring<>{5});
+  check_every_collective(Ring<8>{});
+  check_every_collective(Mesh<2, 3>{});
+  check_every_collective(Mesh<>{4, 4});
+  check_every_collective(Torus<2, 2, 2>{});
+  check_every_collective(Hypercube<3>{});
+  check_every_collective(Hypercube<>::of_dims(4));
+}
+
+TEST_CASE("compiled choice: a topology without an all-dynamic twin in the library takes the header path",
+          "[separate]")
+{
+  STATIC_REQUIRE(!detail::use_compiled_choice<Collective::allreduce, Torus<2, 2, 2, 2>, true, false>);
+  STATIC_REQUIRE(detail::use_compiled_choice<Collective::allreduce, Torus<2, 2, 2>, true, false>);
+}
+
+TEMPLATE_TEST_CASE("compiled choice: default calls against serial references", "[separate]", Mesh2x3, Hypercube<3>,
+                   Ring<>)
+{
+  const TestType topo = [] {
+    if constexpr (std::is_same_v<TestType, Ring<>>)
+      return Ring<>{5};
+    else
+      return TestType{};
+  }();
+  const std::size_t p = topo.size();
+  for (const std::size_t m : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{1500}}) {
+    CAPTURE(p, m);
+    const std::size_t root = p - 1;
+    std::vector<int> ok(p, 0);
+    threads::Team team{p};
+    team.run([&](threads::Endpoint& ep) {
+      Communicator comm{ep, topo};
+      const std::size_t me = ep.rank();
+      bool good = true;
+      std::vector<double> mine(m), sum(m, 0.0);
+      for (std::size_t i = 0; i < m; ++i) mine[i] = value(me, i);
+      for (std::size_t r = 0; r < p; ++r)
+        for (std::size_t i = 0; i < m; ++i) sum[i] += value(r, i);
+      // reduce to the last rank (algorithms that leave the result everywhere borrow room
+      // off the root), out of place and in place; the others' buffers stay untouched.
+      std::vector<double> out(m, -1.0);
+      reduce(comm, mine, out, std::plus<>{}, root);
+      good = good && (me == root ? out == sum : out == std::vector<double>(m, -1.0));
+      std::vector<double> buf = mine;
+      reduce(comm, buf, std::plus<>{}, root);
+      if (me == root) good = good && buf == sum;
+      // allreduce in place.
+      buf = mine;
+      allreduce(comm, buf, std::plus<>{});
+      good = good && buf == sum;
+      // allgather: block r is rank r's contribution.
+      std::vector<double> all(p * m, -1.0), want_all(p * m);
+      for (std::size_t r = 0; r < p; ++r)
+        for (std::size_t i = 0; i < m; ++i) want_all[r * m + i] = value(r, i);
+      allgather(comm, mine, all);
+      good = good && all == want_all;
+      // reduce_scatter: rank me gets block me of the element-wise sum of every rank's p blocks.
+      std::vector<double> blocks(p * m), part(m, -1.0), want_part(m, 0.0);
+      for (std::size_t i = 0; i < p * m; ++i) blocks[i] = value(me, i);
+      for (std::size_t r = 0; r < p; ++r)
+        for (std::size_t i = 0; i < m; ++i) want_part[i] += value(r, me * m + i);
+      reduce_scatter(comm, blocks, part, std::plus<>{});
+      good = good && part == want_part;
+      // gather to the root, then scatter it back out.
+      std::vector<double> gathered(me == root ? p * m : 0, -1.0);
+      gather(comm, mine, gathered, root);
+      if (me == root) good = good && gathered == want_all;
+      std::vector<double> back(m, -1.0);
+      scatter(comm, gathered, back, root);
+      good = good && back == mine;
+      // circular shift by 2: rank me receives rank (me - 2) mod p's data.
+      std::vector<double> shifted(m, -1.0), want_shift(m);
+      const std::size_t from = (me + p - 2 % p) % p;
+      for (std::size_t i = 0; i < m; ++i) want_shift[i] = value(from, i);
+      shift(comm, mine, shifted, 2);
+      good = good && shifted == want_shift;
+      barrier(comm);
+      ok[me] = good ? 1 : 0;
+    });
+    for (std::size_t r = 0; r < p; ++r) CHECK(ok[r] == 1);
+  }
+}
+
+TEMPLATE_TEST_CASE("compiled choice: a default call runs the algorithm select() picks", "[separate]", Mesh2x3,
+                   Hypercube<3>, Ring<8>)
+{
+  const TestType topo{};
+  const std::size_t p = topo.size();
+  for (const std::size_t m : {std::size_t{1}, std::size_t{3000}, std::size_t{200000}}) {
+    CAPTURE(p, m);
+    std::vector<std::string> ran(3 * p), want(3 * p);
+    threads::Team team{p};
+    team.run([&](threads::Endpoint& ep) {
+      Spy spy(ep);
+      Communicator comm{spy, topo};
+      const std::size_t me = ep.rank();
+      std::vector<double> in(m, 1.0), out(m);
+      allreduce(comm, in, out, std::plus<>{});
+      ran[3 * me] = spy.algorithm;
+      want[3 * me] = std::string(select<Collective::allreduce>(topo, comm.cost_model(), {.m = comm.words(m * 8)}).name);
+      reduce(comm, in, out, std::plus<>{}, p - 1);
+      ran[3 * me + 1] = spy.algorithm;
+      want[3 * me + 1] =
+        std::string(select<Collective::reduce>(topo, comm.cost_model(), {.m = comm.words(m * 8), .root = p - 1}).name);
+      std::vector<double> a(p * m, 2.0), b(p * m);
+      alltoall(comm, a, b);
+      ran[3 * me + 2] = spy.algorithm;
+      want[3 * me + 2] = std::string(select<Collective::alltoall>(topo, comm.cost_model(), {.m = comm.words(m * 8)}).name);
+    });
+    CHECK(ran == want);
+  }
+}
