@@ -27,20 +27,21 @@ using namespace collectives;
 
 namespace {
 
-// The header path's pick (select_among over T's own candidates) and the compiled one,
-// mapped back to T's candidates, must name the same algorithm; the compiled schedule
+// The header path's pick (select_among over T's own candidates) and the compiled one
+// (an index into algorithms<C>) must name the same algorithm; the compiled schedule
 // must be the one that algorithm builds on `topo` (same type, equal value).
 template <Collective C, bool Commutative, bool InPlace, class T>
 void check_choice(const T& topo, const Problem& problem)
 {
-  using Map = detail::ChoiceMap<C, T, Commutative, InPlace>;
-  using W = typename Map::W;
+  using Mask = detail::ChoiceMask<C, T, Commutative, InPlace>;
+  using W = typename Mask::W;
   STATIC_REQUIRE(detail::use_compiled_choice<C, T, Commutative, InPlace>);
-  constexpr auto mine = Map::mine;
+  constexpr auto mine = detail::candidates_for<C, T, Commutative, InPlace>();
   const Selection want = detail::select_among<false>(mine, topo, default_cost_model, problem);
-  const std::size_t j = detail::compiled_select(C, W(topo), default_cost_model, problem, Map::table.allowed);
-  REQUIRE(j < Map::wide);
-  CHECK(detail::choice_facts<C, W>[j].name == want.name);
+  const std::size_t j = detail::compiled_select(C, W(topo), default_cost_model, problem, Mask::allowed);
+  REQUIRE(j < Mask::size);
+  CHECK(((Mask::allowed >> j) & 1) == 1);
+  CHECK(detail::choice_facts<C>[j].name == want.name);
   detail::ErasedSchedule erased;
   detail::compiled_schedule(C, j, W(topo), problem, erased);
   visit_algorithm(mine, want.index, [&](auto a) {

@@ -73,10 +73,10 @@ inline constexpr bool compiled_choice_topology =
                               const Problem& problem, std::uint64_t allowed);                             \
   void compiled_schedule(Collective c, std::size_t index, const __VA_ARGS__& topo, const Problem& problem, \
                          ErasedSchedule& out);
-/// compiled_select: the index, in candidates_for<C, W>(), of the cheapest candidate whose
-/// bit is set in `allowed` (select_among<false>: the same estimates, ties to the earlier).
-/// compiled_schedule: builds that candidate's schedule into `out`. Defined in the compiled
-/// library (collective/impl/chosen.ipp).
+/// compiled_select: the index, in algorithms<c>, of the cheapest algorithm whose bit is set
+/// in `allowed` and that fits `topo` and `problem` (select_among<false>: the same
+/// estimates, ties to the earlier). compiled_schedule: builds that algorithm's schedule
+/// into `out`. Defined in the compiled library (collective/impl/chosen.ipp).
 COLLECTIVES_DETAIL_DECLARE_CHOICE(Ring<>)
 COLLECTIVES_DETAIL_DECLARE_CHOICE(Mesh<>)
 COLLECTIVES_DETAIL_DECLARE_CHOICE(Torus<dynamic_extent, dynamic_extent, dynamic_extent>)
@@ -87,89 +87,63 @@ inline constexpr bool compiled_choices = true;
 inline constexpr bool compiled_choices = false;
 #endif
 
-/// What a call on topology type T whose operator commutes or not (Commutative) and which
-/// runs in place or not (InPlace) may select among, seen from T's all-dynamic twin W:
-/// `allowed` has bit j set for the j-th of candidates_for<C, W>() that T's own candidates
-/// hold; `to_w[i]` is where T's i-th candidate stands in W's. `usable`: every one of T's
-/// candidates is one of W's (a static type never allows what its dynamic twin rules out;
-/// checked, not assumed), and there are at most 64 of them.
+/// What a default call of C on topology type T may select among, as bits over
+/// algorithms<C> (bit j: the j-th algorithm; the operator commutes or not: Commutative; in
+/// place or not: InPlace), and whether the compiled library can select it on T's
+/// all-dynamic twin W: W is one of its topologies, the list has at most 64 algorithms,
+/// and W's type allows every algorithm T's does (checked, not assumed). Bits, not a
+/// filtered tuple: a default call compiles no candidate list of its own.
 template <Collective C, class T, bool Commutative, bool InPlace>
-struct ChoiceMap {
+struct ChoiceMask {
   using W = walk_topology_t<T>;
-  static constexpr auto mine = candidates_for<C, T, Commutative, InPlace>();
-  static constexpr auto theirs = candidates_for<C, W>();
-  static constexpr std::size_t count = decltype(boost::hana::length(mine))::value;
-  static constexpr std::size_t wide = decltype(boost::hana::length(theirs))::value;
-
-  struct Table {
-    std::uint64_t allowed = 0;
-    std::array<std::size_t, count> to_w{};
-    bool usable = true;
-  };
-  static constexpr Table table = [] {
-    Table t;
-    if constexpr (wide > 64) {
-      t.usable = false;
-    } else {
-      const auto names_w = boost::hana::unpack(theirs, [](auto... a) {
-        return std::array<std::string_view, sizeof...(a)>{std::string_view(decltype(a)::name)...};
-      });
-      const auto names_t = boost::hana::unpack(mine, [](auto... a) {
-        return std::array<std::string_view, sizeof...(a)>{std::string_view(decltype(a)::name)...};
-      });
-      for (std::size_t i = 0; i < count; ++i) {
-        std::size_t j = 0;
-        while (j < wide && names_w[j] != names_t[i]) ++j;
-        if (j == wide) {
-          t.usable = false;
-          return t;
-        }
-        t.to_w[i] = j;
-        t.allowed |= std::uint64_t{1} << j;
-      }
-    }
-    return t;
-  }();
+  static constexpr std::size_t size = decltype(boost::hana::length(algorithms<C>))::value;
+  static constexpr std::uint64_t allowed = boost::hana::unpack(algorithms<C>, [](auto... a) {
+    std::uint64_t mask = 0, bit = 1;
+    ((mask |= algorithm_for<decltype(a), C, T, Commutative, InPlace> ? bit : 0, bit <<= 1), ...);
+    return mask;
+  });
+  static constexpr bool usable =
+    compiled_choices && compiled_choice_topology<W> && size <= 64 && boost::hana::unpack(algorithms<C>, [](auto... a) {
+      return ((!algorithm_for<decltype(a), C, T, Commutative, InPlace> || fits_topology_type<decltype(a), W>) && ...);
+    });
 };
 
 /// Whether a default call of C on T goes through the compiled library's choice.
 template <Collective C, class T, bool Commutative, bool InPlace>
-inline constexpr bool use_compiled_choice =
-  compiled_choices && compiled_choice_topology<walk_topology_t<T>> && ChoiceMap<C, T, Commutative, InPlace>::table.usable;
+inline constexpr bool use_compiled_choice = ChoiceMask<C, T, Commutative, InPlace>::usable;
 
-/// The facts of W's candidates of C that a front end reads, as values.
-template <Collective C, class W>
+/// The facts of C's algorithms that a front end reads, as values (algorithms<C> order).
 struct ChoiceFacts {
   std::string_view name;
   std::size_t (*pieces)(std::size_t p);
   bool output_everywhere;
   bool input_may_alias_output;
 };
-template <Collective C, class W>
-inline constexpr auto choice_facts = boost::hana::unpack(candidates_for<C, W>(), [](auto... a) {
-  return std::array<ChoiceFacts<C, W>, sizeof...(a)>{
-    ChoiceFacts<C, W>{decltype(a)::name, &decltype(a)::pieces, decltype(a)::output_everywhere,
-                      decltype(a)::input_may_alias_output}...};
+template <Collective C>
+inline constexpr auto choice_facts = boost::hana::unpack(algorithms<C>, [](auto... a) {
+  return std::array<ChoiceFacts, sizeof...(a)>{ChoiceFacts{decltype(a)::name, &decltype(a)::pieces,
+                                                           decltype(a)::output_everywhere,
+                                                           decltype(a)::input_may_alias_output}...};
 });
 
 #if defined(COLLECTIVES_SEPARATE_COMPILATION)
 /// The algorithm a default call picked, as a front end sees a named one (a.name,
 /// a.pieces(p), a.schedule(topo, problem), ...) but with values: one instantiation of the
-/// front end serves every candidate. Its schedule is built by the compiled library.
+/// front end serves every candidate. Its schedule is built by the compiled library, on W.
 template <Collective C, class W>
 struct ChosenAlgorithm {
   static constexpr Collective collective = C;
-  std::size_t index = 0; // in candidates_for<C, W>()
+  std::size_t index = 0; // in algorithms<C>
   std::string_view name{};
   bool output_everywhere = false;
   bool input_may_alias_output = false;
 
   explicit ChosenAlgorithm(std::size_t i)
-      : index(i), name(choice_facts<C, W>[i].name), output_everywhere(choice_facts<C, W>[i].output_everywhere),
-        input_may_alias_output(choice_facts<C, W>[i].input_may_alias_output)
+      : index(i), name(choice_facts<C>[i].name), output_everywhere(choice_facts<C>[i].output_everywhere),
+        input_may_alias_output(choice_facts<C>[i].input_may_alias_output)
   {
   }
-  std::size_t pieces(std::size_t p) const { return choice_facts<C, W>[index].pieces(p); }
+  std::size_t pieces(std::size_t p) const { return choice_facts<C>[index].pieces(p); }
 
   /// The schedule, built in place (guaranteed copy elision: ErasedSchedule never moves).
   template <class T>

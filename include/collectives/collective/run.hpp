@@ -32,31 +32,28 @@ template <Collective C, bool Commutative, bool InPlace, class Alg, communicator 
 void run_algorithm(Comm& comm, Alg alg, const Problem& problem, Run&& run)
 {
   using Topo = typename Comm::topology_type;
-  if constexpr (std::same_as<Alg, Automatic>) {
+  if constexpr (std::same_as<Alg, Automatic> && use_compiled_choice<C, Topo, Commutative, InPlace>) {
+#if defined(COLLECTIVES_SEPARATE_COMPILATION)
+    using Mask = ChoiceMask<C, Topo, Commutative, InPlace>;
+    using W = typename Mask::W;
+    static_assert(Mask::allowed != 0, "collectives: no algorithm of this collective fits the communicator's topology");
+    // (The pick is an index into algorithms<C>, remembered per problem like the header path's.)
+    const std::size_t index = comm.policy().pick(
+      C, problem, [&] { return compiled_select(C, W(comm.topology()), comm.cost_model(), problem, Mask::allowed); });
+    require(index < Mask::size && ((Mask::allowed >> index) & 1) != 0,
+            "collectives::visit_algorithm: no candidate at that index");
+    run(ChosenAlgorithm<C, W>(index));
+#endif
+  } else if constexpr (std::same_as<Alg, Automatic>) {
     constexpr auto candidates = candidates_for<C, Topo, Commutative, InPlace>();
     static_assert(decltype(boost::hana::length(candidates))::value != 0,
                   "collectives: no algorithm of this collective fits the communicator's topology");
-    if constexpr (use_compiled_choice<C, Topo, Commutative, InPlace>) {
-#if defined(COLLECTIVES_SEPARATE_COMPILATION)
-      using Map = ChoiceMap<C, Topo, Commutative, InPlace>;
-      using W = typename Map::W;
-      const std::size_t index = comm.policy().pick(C, problem, [&] {
-        const std::size_t j = compiled_select(C, W(comm.topology()), comm.cost_model(), problem, Map::table.allowed);
-        std::size_t i = 0;
-        while (Map::table.to_w[i] != j) ++i; // j is allowed, so one of ours
-        return i;
-      });
-      require(index < Map::count, "collectives::visit_algorithm: no candidate at that index");
-      run(ChosenAlgorithm<C, W>(Map::table.to_w[index]));
-#endif
-    } else {
-      const std::size_t index = comm.policy().pick(C, problem, [&] {
-        // (The every-rank estimate: the same pick as select(), without instantiating the
-        // symmetric estimate for every schedule a default call may run.)
-        return select_among<false>(candidates, comm.topology(), comm.cost_model(), problem).index;
-      });
-      visit_algorithm(candidates, index, run);
-    }
+    const std::size_t index = comm.policy().pick(C, problem, [&] {
+      // (The every-rank estimate: the same pick as select(), without instantiating the
+      // symmetric estimate for every schedule a default call may run.)
+      return select_among<false>(candidates, comm.topology(), comm.cost_model(), problem).index;
+    });
+    visit_algorithm(candidates, index, run);
   } else {
     require_fits(alg, comm.topology(), problem);
     run(alg);

@@ -9,7 +9,7 @@
 #include <collectives/cost/select.hpp>
 #include <collectives/detail/require.hpp>
 
-#include <boost/hana/length.hpp>
+#include <boost/hana/unpack.hpp>
 
 #include <array>
 #include <cstddef>
@@ -21,19 +21,35 @@ namespace collectives::detail {
 template <Collective C, class W>
 std::size_t compiled_select_of(const W& topo, const CostModel& model, const Problem& problem, std::uint64_t allowed)
 {
-  constexpr auto candidates = candidates_for<C, W>();
-  if constexpr (decltype(boost::hana::length(candidates))::value == 0) {
+  constexpr bool any = boost::hana::unpack(algorithms<C>, [](auto... a) { return (fits_topology_type<decltype(a), W> || ...); });
+  if constexpr (!any) {
     require(false, "collectives: no algorithm of this collective fits the communicator's topology");
     return 0;
   } else {
-    return select_among<false>(candidates, topo, model, problem, allowed).index;
+    return select_among<false>(algorithms<C>, topo, model, problem, allowed).index;
   }
+}
+
+/// Builds algorithm A's schedule on `topo` into `out` (A fits W's type: never picked otherwise).
+template <class A, class W>
+void build_schedule(const W& topo, const Problem& problem, ErasedSchedule& out)
+{
+  if constexpr (fits_topology_type<A, W>)
+    out.emplace(A::schedule(topo, problem));
+  else
+    require(false, "collectives: the picked algorithm does not fit the topology's type");
 }
 
 template <Collective C, class W>
 void compiled_schedule_of(std::size_t index, const W& topo, const Problem& problem, ErasedSchedule& out)
 {
-  visit_algorithm(candidates_for<C, W>(), index, [&](auto a) { out.emplace(a.schedule(topo, problem)); });
+  // One builder per algorithm, reached by index: this runs on every default call.
+  using Build = void (*)(const W&, const Problem&, ErasedSchedule&);
+  static constexpr auto builders = boost::hana::unpack(algorithms<C>, [](auto... a) {
+    return std::array<Build, sizeof...(a)>{&build_schedule<decltype(a), W>...};
+  });
+  require(index < builders.size(), "collectives::visit_algorithm: no candidate at that index");
+  builders[index](topo, problem, out);
 }
 
 /// Calls f(std::integral_constant<Collective, c>) for the collective c at run time.
@@ -41,7 +57,7 @@ template <class F, std::size_t... I>
 decltype(auto) with_collective(Collective c, F&& f, std::index_sequence<I...>)
 {
   using R = decltype(f(std::integral_constant<Collective, all_collectives[0]>{}));
-  constexpr std::array<R (*)(F&), sizeof...(I)> table{
+  static constexpr std::array<R (*)(F&), sizeof...(I)> table{
     +[](F& g) -> R { return g(std::integral_constant<Collective, all_collectives[I]>{}); }...};
   const auto at = static_cast<std::size_t>(c);
   require(at < table.size() && all_collectives[at] == c, "collectives: no such collective");
