@@ -73,7 +73,8 @@ public:
       return slot->by_root[problem.root];
     }
     const std::size_t index = choose(); // may throw: nothing is changed before it returns
-    return remember(c, problem, key, slot, index);
+    // (Named through Choose, so that clang++ compiles it only where something picks.)
+    return remember<detail::dependent_on<Choose, int>>(c, problem, key, slot, index);
   }
 
   /// Number of picks remembered (one per problem and root).

@@ -251,6 +251,12 @@ public:
     : object_(&s), size_(s.size()), steps_(s.num_steps()), visit_(&visit_thunk<S>)
   {
   }
+  /// A schedule already seen through its visit (a schedule of `size` ranks and `steps` steps).
+  WalkScheduleRef(const void* object, std::size_t size, std::size_t steps,
+                  void (*visit)(const void*, std::size_t, std::size_t, StepOps&))
+    : object_(object), size_(size), steps_(steps), visit_(visit)
+  {
+  }
   std::size_t size() const { return size_; }
   std::size_t num_steps() const { return steps_; }
   void visit(std::size_t r, std::size_t step, WalkVisitor<T>& v) const

@@ -18,18 +18,6 @@
 
 namespace collectives::detail {
 
-template <Collective C, class W>
-std::size_t compiled_select_of(const W& topo, const CostModel& model, const Problem& problem, std::uint64_t allowed)
-{
-  constexpr bool any = boost::hana::unpack(algorithms<C>, [](auto... a) { return (fits_topology_type<decltype(a), W> || ...); });
-  if constexpr (!any) {
-    require(false, "collectives: no algorithm of this collective fits the communicator's topology");
-    return 0;
-  } else {
-    return select_among<false>(algorithms<C>, topo, model, problem, allowed).index;
-  }
-}
-
 /// Builds algorithm A's schedule on `topo` into `out` (A fits W's type: never picked otherwise).
 template <class A, class W>
 void build_schedule(const W& topo, const Problem& problem, ErasedSchedule& out)
@@ -40,16 +28,68 @@ void build_schedule(const W& topo, const Problem& problem, ErasedSchedule& out)
     require(false, "collectives: the picked algorithm does not fit the topology's type");
 }
 
+/// Whether A can run on `topo` for `problem` (fits(), and false where W's type rules A out).
+template <class A, class W>
+bool fits_on(const W& topo, const Problem& problem)
+{
+  if constexpr (fits_topology_type<A, W>)
+    return fits(A{}, topo, problem);
+  else
+    return false;
+}
+
+/// Per algorithm of C, in list order: how to build its schedule on W, and whether it fits.
+template <Collective C, class W>
+struct Builders {
+  using Build = void (*)(const W&, const Problem&, ErasedSchedule&);
+  using Fits = bool (*)(const W&, const Problem&);
+  static constexpr auto build = boost::hana::unpack(algorithms<C>, [](auto... a) {
+    return std::array<Build, sizeof...(a)>{&build_schedule<decltype(a), W>...};
+  });
+  static constexpr auto fit = boost::hana::unpack(algorithms<C>, [](auto... a) {
+    return std::array<Fits, sizeof...(a)>{&fits_on<decltype(a), W>...};
+  });
+};
+
+/// select_among<false>(algorithms<C>, ...)'s pick, over the schedules the builders make:
+/// the same estimates (estimate_every_rank's walk), the same ties (to the earlier), the
+/// same errors; each schedule is built once, and no estimate is compiled per schedule
+/// type (tests/separate/compiled_choice.cpp compares the picks).
+template <Collective C, class W>
+std::size_t compiled_select_of(const W& topo, const CostModel& model, const Problem& problem, std::uint64_t allowed)
+{
+  using B = Builders<C, W>;
+  model.validated();
+  const std::size_t p = topo.size();
+  std::size_t best = Selection::npos;
+  double best_time = 0;
+  for (std::size_t j = 0; j < B::build.size(); ++j) {
+    if ((j < 64 && ((allowed >> j) & 1) == 0) || !B::fit[j](topo, problem)) continue;
+    if constexpr (rooted(C))
+      require(problem.root < p, "collectives::predict: the root is not a rank of the topology");
+    ErasedSchedule s;
+    B::build[j](topo, problem, s);
+    const double m = problem.m / static_cast<double>(choice_facts<C>[j].pieces(p));
+    expect(m >= 0 && m <= max_block_words,
+           "collectives::estimate: m (words per block) must be finite, non-negative and at most 1e15");
+    const ScheduleRef& r = s.ref();
+    const double t = walk_every_rank_at_run_time(WalkScheduleRef<W>(r.object, p, r.steps, r.visit), topo, model, m).time;
+    if (best == Selection::npos || t < best_time) {
+      best = j;
+      best_time = t;
+    }
+  }
+  require(best != Selection::npos, "collectives::select: no candidate algorithm fits this topology and problem");
+  return best;
+}
+
 template <Collective C, class W>
 void compiled_schedule_of(std::size_t index, const W& topo, const Problem& problem, ErasedSchedule& out)
 {
-  // One builder per algorithm, reached by index: this runs on every default call.
-  using Build = void (*)(const W&, const Problem&, ErasedSchedule&);
-  static constexpr auto builders = boost::hana::unpack(algorithms<C>, [](auto... a) {
-    return std::array<Build, sizeof...(a)>{&build_schedule<decltype(a), W>...};
-  });
-  require(index < builders.size(), "collectives::visit_algorithm: no candidate at that index");
-  builders[index](topo, problem, out);
+  // Reached by index: this runs on every default call.
+  using B = Builders<C, W>;
+  require(index < B::build.size(), "collectives::visit_algorithm: no candidate at that index");
+  B::build[index](topo, problem, out);
 }
 
 /// Calls f(std::integral_constant<Collective, c>) for the collective c at run time.
