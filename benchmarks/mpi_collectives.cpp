@@ -642,37 +642,16 @@ std::string bytes_text(std::size_t b)
   return std::to_string(b) + " B";
 }
 
-/// mpi::Endpoint as the default's communicator sees it, noting the algorithm each step
-/// belongs to (StepInfo): which algorithm a call without one ran. Same model, same pick.
-class PickSpy {
-public:
-  static constexpr bool combines_on_receive = combines_on_receive_v<mpi::Endpoint>;
-  explicit PickSpy(mpi::Endpoint& ep) : ep_(&ep) {}
-  std::size_t rank() const { return ep_->rank(); }
-  std::size_t size() const { return ep_->size(); }
-  CostModel cost_model() const { return ep_->cost_model(); }
-  std::uint64_t begin_call() { return ep_->begin_call(); }
-  void exchange(std::span<const SendRequest> sends, std::span<const RecvRequest> recvs) { ep_->exchange(sends, recvs); }
-  void exchange(std::span<const SendRequest> sends, std::span<const RecvRequest> recvs, const StepInfo& info)
-  {
-    algorithm = info.algorithm;
-    detail::exchange_step(*ep_, sends, recvs, info);
-  }
-  std::string algorithm = "-"; // none: a call with no message (p = 1)
-
-private:
-  mpi::Endpoint* ep_;
-};
-
 /// The algorithm Case's default call picks on a ring of run.p (collective: every rank).
 template <class Case>
 std::string default_pick(Run& run, Case& c)
 {
-  PickSpy spy(*run.ep);
-  Communicator<PickSpy, Ring<>> comm(spy, Ring<>{run.p});
+  // (RecordingEndpoint passes the model on and notes each step's algorithm: the same pick.)
+  RecordingEndpoint<mpi::Endpoint> rec(*run.ep);
+  Communicator<RecordingEndpoint<mpi::Endpoint>, Ring<>> comm(rec, Ring<>{run.p});
   c.reset();
   c.lib(comm);
-  return spy.algorithm;
+  return rec.algorithm().empty() ? std::string("-") : std::string(rec.algorithm()); // "-": no message (p = 1)
 }
 
 /// The library's variants of Case: default on a ring, then each algorithm of the registry's

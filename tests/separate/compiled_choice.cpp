@@ -17,7 +17,6 @@
 
 #include <cstddef>
 #include <functional>
-#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -98,26 +97,6 @@ double value(std::size_t rank, std::size_t i) { return static_cast<double>((rank
 
 using Mesh2x3 = Mesh<2, 3>;
 
-// A threads endpoint that notes which algorithm each step belongs to.
-class Spy {
-public:
-  explicit Spy(threads::Endpoint& ep) : ep_(&ep) {}
-  std::size_t rank() const { return ep_->rank(); }
-  std::size_t size() const { return ep_->size(); }
-  CostModel cost_model() const { return ep_->cost_model(); }
-  std::uint64_t begin_call() { return ep_->begin_call(); }
-  void exchange(std::span<const SendRequest> sends, std::span<const RecvRequest> recvs) { ep_->exchange(sends, recvs); }
-  void exchange(std::span<const SendRequest> sends, std::span<const RecvRequest> recvs, const StepInfo& info)
-  {
-    algorithm = info.algorithm;
-    detail::exchange_step(*ep_, sends, recvs, info);
-  }
-  std::string algorithm;
-
-private:
-  threads::Endpoint* ep_;
-};
-
 } // namespace
 
 TEST_CASE("compiled choice: the same pick and schedule as the header path, every collective", "[separate]")
@@ -196,7 +175,7 @@ TEMPLATE_TEST_CASE("compiled choice: default calls against serial references", "
       good = good && back == mine;
       // circular shift by 2: rank me receives rank (me - 2) mod p's data.
       std::vector<double> shifted(m, -1.0), want_shift(m);
-      const std::size_t from = (me + p - 2 % p) % p;
+      const std::size_t from = (me + p - 2) % p; // (p >= 5 here)
       for (std::size_t i = 0; i < m; ++i) want_shift[i] = value(from, i);
       shift(comm, mine, shifted, 2);
       good = good && shifted == want_shift;
@@ -217,20 +196,20 @@ TEMPLATE_TEST_CASE("compiled choice: a default call runs the algorithm select() 
     std::vector<std::string> ran(3 * p), want(3 * p);
     threads::Team team{p};
     team.run([&](threads::Endpoint& ep) {
-      Spy spy(ep);
-      Communicator comm{spy, topo};
+      RecordingEndpoint<threads::Endpoint> rec(ep);
+      Communicator comm{rec, topo};
       const std::size_t me = ep.rank();
       std::vector<double> in(m, 1.0), out(m);
       allreduce(comm, in, out, std::plus<>{});
-      ran[3 * me] = spy.algorithm;
+      ran[3 * me] = std::string(rec.algorithm());
       want[3 * me] = std::string(select<Collective::allreduce>(topo, comm.cost_model(), {.m = comm.words(m * 8)}).name);
       reduce(comm, in, out, std::plus<>{}, p - 1);
-      ran[3 * me + 1] = spy.algorithm;
+      ran[3 * me + 1] = std::string(rec.algorithm());
       want[3 * me + 1] =
         std::string(select<Collective::reduce>(topo, comm.cost_model(), {.m = comm.words(m * 8), .root = p - 1}).name);
       std::vector<double> a(p * m, 2.0), b(p * m);
       alltoall(comm, a, b);
-      ran[3 * me + 2] = spy.algorithm;
+      ran[3 * me + 2] = std::string(rec.algorithm());
       want[3 * me + 2] = std::string(select<Collective::alltoall>(topo, comm.cost_model(), {.m = comm.words(m * 8)}).name);
     });
     CHECK(ran == want);

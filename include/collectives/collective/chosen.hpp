@@ -61,11 +61,11 @@ private:
 };
 
 /// The library's all-dynamic topologies that the compiled library selects and builds on
-/// (the walks' list, cost/compiled_once.hpp).
+/// (the walks' list, COLLECTIVES_LIBRARY_WALK_TOPOLOGIES).
+#define COLLECTIVES_DETAIL_IS_CHOICE_TOPOLOGY(...) std::same_as<W, __VA_ARGS__> ||
 template <class W>
-inline constexpr bool compiled_choice_topology =
-  std::same_as<W, Ring<>> || std::same_as<W, Mesh<>> ||
-  std::same_as<W, Torus<dynamic_extent, dynamic_extent, dynamic_extent>> || std::same_as<W, Hypercube<>>;
+inline constexpr bool compiled_choice_topology = COLLECTIVES_LIBRARY_WALK_TOPOLOGIES(COLLECTIVES_DETAIL_IS_CHOICE_TOPOLOGY) false;
+#undef COLLECTIVES_DETAIL_IS_CHOICE_TOPOLOGY
 
 #if defined(COLLECTIVES_SEPARATE_COMPILATION)
 #define COLLECTIVES_DETAIL_DECLARE_CHOICE(...)                                                            \
@@ -77,10 +77,7 @@ inline constexpr bool compiled_choice_topology =
 /// in `allowed` and that fits `topo` and `problem` (select_among<false>: the same
 /// estimates, ties to the earlier). compiled_schedule: builds that algorithm's schedule
 /// into `out`. Defined in the compiled library (collective/impl/chosen.ipp).
-COLLECTIVES_DETAIL_DECLARE_CHOICE(Ring<>)
-COLLECTIVES_DETAIL_DECLARE_CHOICE(Mesh<>)
-COLLECTIVES_DETAIL_DECLARE_CHOICE(Torus<dynamic_extent, dynamic_extent, dynamic_extent>)
-COLLECTIVES_DETAIL_DECLARE_CHOICE(Hypercube<>)
+COLLECTIVES_LIBRARY_WALK_TOPOLOGIES(COLLECTIVES_DETAIL_DECLARE_CHOICE)
 #undef COLLECTIVES_DETAIL_DECLARE_CHOICE
 inline constexpr bool compiled_choices = true;
 #else

@@ -90,12 +90,7 @@
   X(ShiftRingSchedule)                                                                                    \
   X(StandardExchangeSchedule)
 
-/// X(T) for every topology type a run-time walk of the library's topologies uses.
-#define COLLECTIVES_LIBRARY_WALK_TOPOLOGIES(X)                                                            \
-  X(Ring<>)                                                                                               \
-  X(Mesh<>)                                                                                               \
-  X(Torus<dynamic_extent, dynamic_extent, dynamic_extent>)                                                \
-  X(Hypercube<>)
+// (COLLECTIVES_LIBRARY_WALK_TOPOLOGIES, the walks' topologies: cost/schedule_cost.hpp.)
 
 #if defined(COLLECTIVES_SEPARATE_COMPILATION)
 // The declarations that stop a translation unit from compiling them itself.

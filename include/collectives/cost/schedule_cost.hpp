@@ -82,7 +82,8 @@ struct WalkVisitor {
   constexpr void local(const LocalOp& op) { step->local(rank, op.from.count); }
 };
 
-template <schedule S, topology T>
+/// What every estimate checks first (S: a schedule or a WalkScheduleRef).
+template <class S, topology T>
 constexpr void check_estimate_args(const S& s, const T& topo, const CostModel& model, double m)
 {
   model.validated();
@@ -308,6 +309,15 @@ struct walk_topology<Hypercube<D>> {
 };
 template <class T>
 using walk_topology_t = typename walk_topology<T>::type;
+
+/// X(T) for every all-dynamic twin the library's topologies walk as, in namespace
+/// collectives (the one list: the compiled mode compiles the walks, and the default calls'
+/// selection, once for each; cost/compiled_once.hpp, collective/chosen.hpp).
+#define COLLECTIVES_LIBRARY_WALK_TOPOLOGIES(X)                                                            \
+  X(Ring<>)                                                                                               \
+  X(Mesh<>)                                                                                               \
+  X(Torus<dynamic_extent, dynamic_extent, dynamic_extent>)                                                \
+  X(Hypercube<>)
 
 /// The run-time walk: not inline, so that the compiled mode's declarations of it for the
 /// library's dynamic topologies keep translation units from compiling it.

@@ -41,13 +41,20 @@ constexpr bool rooted(Collective c)
   return c == Collective::broadcast || c == Collective::reduce || c == Collective::scatter || c == Collective::gather;
 }
 
+/// A rooted collective's root is a rank of `topo`: what every estimate of a candidate
+/// checks first.
+template <topology T>
+constexpr void require_root(Collective c, const T& topo, const Problem& problem)
+{
+  if (rooted(c)) require(problem.root < topo.size(), "collectives::predict: the root is not a rank of the topology");
+}
+
 /// f(schedule, words per block) for algorithm A built for `topo` and `problem`, once the
 /// root is checked: what every estimate of a candidate starts from.
 template <class A, topology T, class F>
 constexpr auto with_schedule(A, const T& topo, const Problem& problem, F&& f)
 {
-  if constexpr (rooted(A::collective))
-    require(problem.root < topo.size(), "collectives::predict: the root is not a rank of the topology");
+  require_root(A::collective, topo, problem);
   return f(A::schedule(topo, problem), problem.m / static_cast<double>(A::pieces(topo.size())));
 }
 } // namespace detail

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <vector>
 
 namespace collectives {
@@ -23,7 +24,9 @@ struct MessageRecord {
 };
 
 /// Wraps endpoint E; satisfies collectives::endpoint itself, and passes on what E offers
-/// beyond it (call numbers, step identities, combining on receipt).
+/// beyond it (call numbers, step identities, combining on receipt, its cost model: a
+/// communicator over it picks as one over E would). Notes the algorithm of the latest
+/// step (algorithm()): which one a call without an algorithm ran.
 template <endpoint E>
 class RecordingEndpoint {
 public:
@@ -41,6 +44,7 @@ public:
   void exchange(std::span<const SendRequest> sends, std::span<const RecvRequest> recvs, const StepInfo& info)
   {
     note(sends, recvs);
+    algorithm_ = info.algorithm;
     detail::exchange_step(*inner_, sends, recvs, info);
   }
   std::uint64_t begin_call()
@@ -48,15 +52,24 @@ public:
   {
     return inner_->begin_call();
   }
+  decltype(auto) cost_model() const
+    requires requires(const E& e) { e.cost_model(); }
+  {
+    return inner_->cost_model();
+  }
 
   /// Every message so far, in order.
   const std::vector<MessageRecord>& log() const { return log_; }
   /// Number of exchange calls so far.
   std::size_t steps() const { return step_; }
+  /// The algorithm of the latest step that named one (StepInfo::algorithm: the library's
+  /// names are static strings); empty before any.
+  std::string_view algorithm() const { return algorithm_; }
   void clear()
   {
     log_.clear();
     step_ = 0;
+    algorithm_ = {};
   }
 
 private:
@@ -70,6 +83,7 @@ private:
   E* inner_;
   std::vector<MessageRecord> log_;
   std::size_t step_ = 0;
+  std::string_view algorithm_{};
 };
 
 } // namespace collectives

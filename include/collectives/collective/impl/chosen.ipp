@@ -65,15 +65,14 @@ std::size_t compiled_select_of(const W& topo, const CostModel& model, const Prob
   double best_time = 0;
   for (std::size_t j = 0; j < B::build.size(); ++j) {
     if ((j < 64 && ((allowed >> j) & 1) == 0) || !B::fit[j](topo, problem)) continue;
-    if constexpr (rooted(C))
-      require(problem.root < p, "collectives::predict: the root is not a rank of the topology");
+    require_root(C, topo, problem);
     ErasedSchedule s;
     B::build[j](topo, problem, s);
     const double m = problem.m / static_cast<double>(choice_facts<C>[j].pieces(p));
-    expect(m >= 0 && m <= max_block_words,
-           "collectives::estimate: m (words per block) must be finite, non-negative and at most 1e15");
     const ScheduleRef& r = s.ref();
-    const double t = walk_every_rank_at_run_time(WalkScheduleRef<W>(r.object, p, r.steps, r.visit), topo, model, m).time;
+    const WalkScheduleRef<W> walked(r.object, p, r.steps, r.visit);
+    check_estimate_args(walked, topo, model, m); // (estimate_every_rank's checks)
+    const double t = walk_every_rank_at_run_time(walked, topo, model, m).time;
     if (best == Selection::npos || t < best_time) {
       best = j;
       best_time = t;
@@ -107,24 +106,21 @@ decltype(auto) with_collective(Collective c, F&& f, std::index_sequence<I...>)
 } // namespace collectives::detail
 
 #define COLLECTIVES_DETAIL_DEFINE_CHOICE(...)                                                              \
-  std::size_t collectives::detail::compiled_select(Collective c, const __VA_ARGS__& topo,                  \
-                                                   const CostModel& model, const Problem& problem,         \
-                                                   std::uint64_t allowed)                                  \
+  std::size_t compiled_select(Collective c, const __VA_ARGS__& topo, const CostModel& model,                \
+                              const Problem& problem, std::uint64_t allowed)                               \
   {                                                                                                        \
     return with_collective(                                                                                \
       c, [&](auto k) { return compiled_select_of<decltype(k)::value>(topo, model, problem, allowed); },   \
       std::make_index_sequence<all_collectives.size()>{});                                                 \
   }                                                                                                        \
-  void collectives::detail::compiled_schedule(Collective c, std::size_t index, const __VA_ARGS__& topo,     \
-                                              const Problem& problem, ErasedSchedule& out)                 \
+  void compiled_schedule(Collective c, std::size_t index, const __VA_ARGS__& topo, const Problem& problem,  \
+                         ErasedSchedule& out)                                                              \
   {                                                                                                        \
     with_collective(                                                                                       \
       c, [&](auto k) { compiled_schedule_of<decltype(k)::value>(index, topo, problem, out); },            \
       std::make_index_sequence<all_collectives.size()>{});                                                 \
   }
-COLLECTIVES_DETAIL_DEFINE_CHOICE(collectives::Ring<>)
-COLLECTIVES_DETAIL_DEFINE_CHOICE(collectives::Mesh<>)
-COLLECTIVES_DETAIL_DEFINE_CHOICE(
-  collectives::Torus<collectives::dynamic_extent, collectives::dynamic_extent, collectives::dynamic_extent>)
-COLLECTIVES_DETAIL_DEFINE_CHOICE(collectives::Hypercube<>)
+namespace collectives::detail {
+COLLECTIVES_LIBRARY_WALK_TOPOLOGIES(COLLECTIVES_DETAIL_DEFINE_CHOICE)
+} // namespace collectives::detail
 #undef COLLECTIVES_DETAIL_DEFINE_CHOICE
