@@ -646,9 +646,10 @@ std::string bytes_text(std::size_t b)
 template <class Case>
 std::string default_pick(Run& run, Case& c)
 {
-  // (RecordingEndpoint passes the model on and notes each step's algorithm: the same pick.)
+  // (RecordingEndpoint notes each step's algorithm; with the transport's model, the pick
+  // is the default communicator's.)
   RecordingEndpoint<mpi::Endpoint> rec(*run.ep);
-  Communicator<RecordingEndpoint<mpi::Endpoint>, Ring<>> comm(rec, Ring<>{run.p});
+  Communicator<RecordingEndpoint<mpi::Endpoint>, Ring<>> comm(rec, Ring<>{run.p}, run.ep->cost_model());
   c.reset();
   c.lib(comm);
   return rec.algorithm().empty() ? std::string("-") : std::string(rec.algorithm()); // "-": no message (p = 1)

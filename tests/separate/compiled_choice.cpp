@@ -197,7 +197,7 @@ TEMPLATE_TEST_CASE("compiled choice: a default call runs the algorithm select() 
     threads::Team team{p};
     team.run([&](threads::Endpoint& ep) {
       RecordingEndpoint<threads::Endpoint> rec(ep);
-      Communicator comm{rec, topo};
+      Communicator comm{rec, topo, ep.cost_model()};
       const std::size_t me = ep.rank();
       std::vector<double> in(m, 1.0), out(m);
       allreduce(comm, in, out, std::plus<>{});
