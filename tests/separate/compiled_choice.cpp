@@ -12,11 +12,14 @@
 
 #include <collectives/collectives.hpp>
 
+#include "../support/harness.hpp"
+
 #include <boost/hana/for_each.hpp>
 #include <catch2/catch.hpp>
 
 #include <cstddef>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -41,8 +44,8 @@ void check_choice(const T& topo, const Problem& problem)
   REQUIRE(j < Mask::size);
   CHECK(((Mask::allowed >> j) & 1) == 1);
   CHECK(detail::choice_facts<C>[j].name == want.name);
-  detail::ErasedSchedule erased;
-  detail::compiled_schedule(C, j, W(topo), problem, erased);
+  detail::BuiltSchedule kept;
+  const detail::ErasedSchedule& erased = detail::compiled_schedule(C, j, W(topo), problem, kept);
   visit_algorithm(mine, want.index, [&](auto a) {
     const auto s = a.schedule(topo, problem);
     using S = std::remove_cvref_t<decltype(s)>;
@@ -51,7 +54,8 @@ void check_choice(const T& topo, const Problem& problem)
     CHECK(erased.ref().same(&s, erased.ref().object));
     CHECK(erased.ref().steps == s.num_steps());
     CHECK(erased.ref().scratch_blocks == s.scratch_blocks());
-    const detail::ChosenAlgorithm<C, W> chosen(j);
+    detail::BuiltSchedule built;
+    const detail::ChosenAlgorithm<C, W> chosen(j, built);
     CHECK(chosen.name == a.name);
     CHECK(chosen.pieces(topo.size()) == a.pieces(topo.size()));
     CHECK(chosen.output_everywhere == a.output_everywhere);
@@ -95,6 +99,23 @@ void check_every_collective(const T& topo)
 
 double value(std::size_t rank, std::size_t i) { return static_cast<double>((rank * 5 + i * 3) % 13); }
 
+/// Rank `rank`'s m values.
+std::vector<double> values_of(std::size_t rank, std::size_t m)
+{
+  std::vector<double> v(m);
+  for (std::size_t i = 0; i < m; ++i) v[i] = value(rank, i);
+  return v;
+}
+
+/// The element-wise sum of p ranks' values_of.
+std::vector<double> sum_over(std::size_t p, std::size_t m)
+{
+  std::vector<double> sum(m, 0.0);
+  for (std::size_t r = 0; r < p; ++r)
+    for (std::size_t i = 0; i < m; ++i) sum[i] += value(r, i);
+  return sum;
+}
+
 using Mesh2x3 = Mesh<2, 3>;
 
 } // namespace
@@ -137,10 +158,7 @@ TEMPLATE_TEST_CASE("compiled choice: default calls against serial references", "
       Communicator comm{ep, topo};
       const std::size_t me = ep.rank();
       bool good = true;
-      std::vector<double> mine(m), sum(m, 0.0);
-      for (std::size_t i = 0; i < m; ++i) mine[i] = value(me, i);
-      for (std::size_t r = 0; r < p; ++r)
-        for (std::size_t i = 0; i < m; ++i) sum[i] += value(r, i);
+      const std::vector<double> mine = values_of(me, m), sum = sum_over(p, m);
       // reduce to the last rank (algorithms that leave the result everywhere borrow room
       // off the root), out of place and in place; the others' buffers stay untouched.
       std::vector<double> out(m, -1.0);
@@ -214,4 +232,78 @@ TEMPLATE_TEST_CASE("compiled choice: a default call runs the algorithm select() 
     });
     CHECK(ran == want);
   }
+}
+
+TEST_CASE("compiled choice: a kept schedule is built again only for another call", "[separate]")
+{
+  // BuiltSchedule::get, with a counting builder: the binomial broadcast on a ring of the
+  // topology's size (index 0 of broadcast's list).
+  detail::BuiltSchedule kept;
+  int builds = 0;
+  const auto get = [&](Collective c, std::size_t index, const auto& topo,
+                       const Problem& problem) -> const detail::ErasedSchedule& {
+    return kept.get(c, index, topo, problem, [&](detail::ErasedSchedule& out) {
+      ++builds;
+      out.emplace(broadcast_algorithm::binomial.schedule(Ring<>{topo.size()}, problem));
+    });
+  };
+  const Problem at0{.m = 8, .root = 0}, at2{.m = 8, .root = 2};
+  const detail::ErasedSchedule& first = get(Collective::broadcast, 0, Ring<>{4}, at0);
+  CHECK(builds == 1);
+  CHECK(&get(Collective::broadcast, 0, Ring<>{4}, at0) == &first); // kept
+  CHECK(builds == 1);
+  CHECK(get(Collective::broadcast, 0, Ring<>{4}, at2).ref().root == 2); // another root
+  CHECK(builds == 2);
+  get(Collective::broadcast, 0, Ring<>{4}, at2);
+  CHECK(builds == 2);
+  get(Collective::broadcast, 0, Ring<>{4}, Problem{.m = 9, .root = 2}); // another size
+  CHECK(builds == 3);
+  get(Collective::broadcast, 0, Ring<>{8}, Problem{.m = 9, .root = 2}); // another ring
+  CHECK(builds == 4);
+  get(Collective::broadcast, 0, Hypercube<>::of_dims(3), Problem{.m = 9, .root = 2}); // another topology type
+  CHECK(builds == 5);
+  get(Collective::broadcast, 1, Hypercube<>::of_dims(3), Problem{.m = 9, .root = 2}); // another algorithm
+  CHECK(builds == 6);
+  get(Collective::scatter, 1, Hypercube<>::of_dims(3), Problem{.m = 9, .root = 2}); // another collective
+  CHECK(builds == 7);
+  // A build that throws keeps nothing: the next call builds, even for the call before.
+  CHECK_THROWS_AS(kept.get(Collective::scatter, 1, Hypercube<>::of_dims(3), Problem{.m = 10, .root = 2},
+                           [](detail::ErasedSchedule&) { throw std::runtime_error("no"); }),
+                  std::runtime_error);
+  get(Collective::scatter, 1, Hypercube<>::of_dims(3), Problem{.m = 9, .root = 2});
+  CHECK(builds == 8);
+
+  // The compiled library's compiled_schedule keeps its schedule in the BuiltSchedule given.
+  detail::BuiltSchedule mine;
+  const detail::ErasedSchedule& a = detail::compiled_schedule(Collective::broadcast, 0, Ring<>{4}, at0, mine);
+  CHECK(a.ref().root == 0);
+  const detail::ErasedSchedule& b = detail::compiled_schedule(Collective::broadcast, 0, Ring<>{4}, at2, mine);
+  CHECK(&a == &b);
+  CHECK(b.ref().root == 2);
+  CHECK(b.ref().steps == broadcast_algorithm::binomial.schedule(Ring<>{4}, at2).num_steps());
+}
+
+TEST_CASE("compiled choice: default calls whose size and root change from call to call", "[separate]")
+{
+  // One communicator, so each collective's kept schedule is used again and replaced.
+  const std::size_t p = 5;
+  const std::vector<bool> ok = testing::run_on(Ring<>{p}, [&](auto& comm) {
+    const std::size_t me = comm.rank();
+    bool good = true;
+    for (const std::size_t m : {std::size_t{3}, std::size_t{3}, std::size_t{2000}, std::size_t{3}, std::size_t{0}})
+      for (const std::size_t root : {std::size_t{1}, std::size_t{1}, std::size_t{4}, std::size_t{0}}) {
+        const std::vector<double> mine = values_of(me, m), sum = sum_over(p, m);
+        std::vector<double> out(m, -1.0), data(m, -1.0);
+        reduce(comm, mine, out, std::plus<>{}, root);
+        good = good && (me == root ? out == sum : out == std::vector<double>(m, -1.0));
+        if (me == root) data = mine;
+        broadcast(comm, data, root);
+        good = good && data == values_of(root, m);
+        std::vector<double> all(m, -1.0);
+        allreduce(comm, mine, all, std::plus<>{});
+        good = good && all == sum;
+      }
+    return good;
+  });
+  for (std::size_t r = 0; r < p; ++r) CHECK(ok[r]);
 }

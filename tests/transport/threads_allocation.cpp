@@ -3,7 +3,10 @@
 // calls, for eager and single-copy messages and combining receives. And a whole call
 // (front end, the default's selection, the executor's plans, the transport) allocates
 // nothing once the same loop of calls has run twice: rooted calls from every root, and
-// loops of more different calls than a communicator keeps plans and picks for.
+// loops of more different calls than a communicator keeps plans and picks for. Built twice:
+// header-only (collectives_transport_tests) and in the compiled mode
+// (test_separate_allocation), where a default call's pick and schedule come from the
+// compiled library.
 
 #include "support.hpp"
 

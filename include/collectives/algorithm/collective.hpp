@@ -63,6 +63,9 @@ struct Problem {
   bool commutative = true;   ///< the reduction operator may be reordered
   bool in_place = false;     ///< the call works in place (some algorithms cannot)
   bool exclusive = false;    ///< scan: exclusive (MPI_Exscan)
+
+  /// Equal when every fact is.
+  friend constexpr bool operator==(const Problem&, const Problem&) = default;
 };
 
 } // namespace collectives

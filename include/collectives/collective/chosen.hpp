@@ -25,40 +25,9 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
-#include <new>
 #include <string_view>
 
 namespace collectives::detail {
-
-/// A library schedule kept by value where it was built (the compiled library builds it),
-/// seen through its ScheduleRef. Neither copied nor moved: the reference points into it.
-class ErasedSchedule {
-public:
-  ErasedSchedule() = default;
-  /// Built by build(*this) (the compiled library's compiled_schedule).
-  template <std::invocable<ErasedSchedule&> Build>
-  explicit ErasedSchedule(Build&& build)
-  {
-    build(*this);
-  }
-  ErasedSchedule(const ErasedSchedule&) = delete;
-  ErasedSchedule& operator=(const ErasedSchedule&) = delete;
-
-  const ScheduleRef& ref() const { return ref_; }
-
-  /// Keeps a copy of s (a keepable_schedule: trivially copyable, so never destroyed).
-  template <class S>
-  void emplace(const S& s)
-  {
-    static_assert(keepable_schedule<S>, "collectives: a library schedule must be keepable to be built once");
-    const S* kept = ::new (static_cast<void*>(storage_)) S(s);
-    ref_ = schedule_ref(*kept, true);
-  }
-
-private:
-  alignas(plan_key_align) std::byte storage_[plan_key_bytes];
-  ScheduleRef ref_{};
-};
 
 /// The library's all-dynamic topologies that the compiled library selects and builds on
 /// (the walks' list, COLLECTIVES_LIBRARY_WALK_TOPOLOGIES).
@@ -71,12 +40,13 @@ inline constexpr bool compiled_choice_topology = COLLECTIVES_LIBRARY_WALK_TOPOLO
 #define COLLECTIVES_DETAIL_DECLARE_CHOICE(...)                                                            \
   std::size_t compiled_select(Collective c, const __VA_ARGS__& topo, const CostModel& model,              \
                               const Problem& problem, std::uint64_t allowed);                             \
-  void compiled_schedule(Collective c, std::size_t index, const __VA_ARGS__& topo, const Problem& problem, \
-                         ErasedSchedule& out);
+  const ErasedSchedule& compiled_schedule(Collective c, std::size_t index, const __VA_ARGS__& topo,       \
+                                         const Problem& problem, BuiltSchedule& kept);
 /// compiled_select: the index, in algorithms<c>, of the cheapest algorithm whose bit is set
 /// in `allowed` and that fits `topo` and `problem` (select_among<false>: the same
-/// estimates, ties to the earlier). compiled_schedule: builds that algorithm's schedule
-/// into `out`. Defined in the compiled library (collective/impl/chosen.ipp).
+/// estimates, ties to the earlier). compiled_schedule: that algorithm's schedule, the one
+/// `kept` holds when it was built for the same call, else built into it. Defined in the
+/// compiled library (collective/impl/chosen.ipp).
 COLLECTIVES_LIBRARY_WALK_TOPOLOGIES(COLLECTIVES_DETAIL_DECLARE_CHOICE)
 #undef COLLECTIVES_DETAIL_DECLARE_CHOICE
 inline constexpr bool compiled_choices = true;
@@ -135,19 +105,24 @@ struct ChosenAlgorithm {
   bool output_everywhere = false;
   bool input_may_alias_output = false;
 
-  explicit ChosenAlgorithm(std::size_t i)
+  /// Algorithm i of algorithms<C>, its schedules kept in `built` (the communicator's).
+  ChosenAlgorithm(std::size_t i, BuiltSchedule& built)
       : index(i), name(choice_facts<C>[i].name), output_everywhere(choice_facts<C>[i].output_everywhere),
-        input_may_alias_output(choice_facts<C>[i].input_may_alias_output)
+        input_may_alias_output(choice_facts<C>[i].input_may_alias_output), built_(&built)
   {
   }
   std::size_t pieces(std::size_t p) const { return choice_facts<C>[index].pieces(p); }
 
-  /// The schedule, built in place (guaranteed copy elision: ErasedSchedule never moves).
+  /// The schedule: the one kept when the latest default call of C built it for the same
+  /// topology and problem, else the one the compiled library builds in its place.
   template <class T>
-  ErasedSchedule schedule(const T& topo, const Problem& problem) const
+  const ErasedSchedule& schedule(const T& topo, const Problem& problem) const
   {
-    return ErasedSchedule([&](ErasedSchedule& out) { compiled_schedule(C, index, W(topo), problem, out); });
+    return compiled_schedule(C, index, W(topo), problem, *built_);
   }
+
+private:
+  BuiltSchedule* built_;
 };
 #endif
 

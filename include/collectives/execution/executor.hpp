@@ -24,6 +24,7 @@
 #include <collectives/algorithm/operators.hpp>
 #include <collectives/detail/config.hpp>
 #include <collectives/execution/layout.hpp>
+#include <collectives/execution/schedule_ref.hpp>
 #include <collectives/schedule/pattern.hpp>
 #include <collectives/schedule/schedule.hpp>
 #include <collectives/transport/concepts.hpp>
@@ -50,62 +51,6 @@ struct NoCombine {
 };
 
 namespace detail {
-
-/// A schedule seen through a function pointer. `same` set: the schedule's steps are a
-/// function of its value alone (the library's schedules: values without pointers), so a
-/// plan made for it may be kept and run again for an equal schedule (detail::Plan); `same`
-/// compares a kept copy (value_bytes bytes) with `object`.
-struct ScheduleRef {
-  const void* object = nullptr;
-  std::size_t steps = 0;
-  std::size_t scratch_blocks = 0;
-  void (*visit)(const void*, std::size_t rank, std::size_t step, StepOps&) = nullptr;
-  std::size_t value_bytes = 0;
-  bool (*same)(const void* kept, const void* object) = nullptr;
-  /// The operation's root, for a rooted schedule (0 otherwise): part of a plan's tag, so
-  /// the plans of a rooted call whose root moves are told apart without comparing each.
-  std::size_t root = 0;
-};
-
-/// Room for a kept schedule's copy in a Plan.
-inline constexpr std::size_t plan_key_bytes = 1024;
-inline constexpr std::size_t plan_key_align = 16;
-
-/// A schedule whose copy a Plan can keep and compare: trivially copyable, small enough,
-/// and compared by its operator== or, when it has no padding, by its bytes (an empty one
-/// equals every other).
-template <class S>
-inline constexpr bool keepable_schedule =
-  std::is_trivially_copyable_v<S> && sizeof(S) <= plan_key_bytes && alignof(S) <= plan_key_align &&
-  (std::equality_comparable<S> || std::has_unique_object_representations_v<S> || std::is_empty_v<S>);
-
-template <class S>
-bool same_thunk(const void* kept, const void* object)
-{
-  if constexpr (std::is_empty_v<S>)
-    return true;
-  else if constexpr (std::equality_comparable<S>)
-    return *std::launder(reinterpret_cast<const S*>(kept)) == *static_cast<const S*>(object);
-  else
-    return std::memcmp(kept, object, sizeof(S)) == 0;
-}
-
-/// s as a ScheduleRef (s must outlive it). `keep_plan`: the caller vouches that s's steps
-/// depend on its value alone (true of every schedule of the library; not assumed of a
-/// user's schedule run through execute()); honoured for a keepable_schedule.
-template <schedule S>
-ScheduleRef schedule_ref(const S& s, bool keep_plan = false)
-{
-  ScheduleRef ref{&s, s.num_steps(), s.scratch_blocks(), &visit_thunk<S>};
-  if constexpr (keepable_schedule<S>)
-    if (keep_plan) {
-      ref.value_bytes = sizeof(S);
-      ref.same = &same_thunk<S>;
-      if constexpr (requires { { s.operation().root } -> std::convertible_to<std::size_t>; })
-        ref.root = s.operation().root;
-    }
-  return ref;
-}
 
 /// The typed part of a call: how to combine n elements at dst with n at src (fn), and n
 /// at a with n at b into out (fn3: out = a op b; out overlaps neither). `concurrent`: the
@@ -449,7 +394,17 @@ public:
   std::size_t bytes_held() const
   {
     return scratch_.capacity() + staging_.capacity() + local_.capacity() + result_.capacity() +
-           contribution_.capacity() + displacements_.capacity() * sizeof(std::size_t);
+           contribution_.capacity() + displacements_.capacity() * sizeof(std::size_t) +
+           (built_ ? all_collectives.size() * sizeof(detail::BuiltSchedule) : 0);
+  }
+  /// The schedule kept for C's default calls in the compiled mode (detail: used by the
+  /// collectives; collective/chosen.hpp). The first such call makes room for every
+  /// collective's (about 13 KB).
+  template <Collective C>
+  detail::BuiltSchedule& built_schedule()
+  {
+    if (!built_) built_ = std::make_unique<detail::BuiltSchedule[]>(all_collectives.size());
+    return built_[static_cast<std::size_t>(C)];
   }
 
 private:
@@ -476,6 +431,7 @@ private:
   std::uint64_t plans_reused_ = 0;
   std::vector<std::size_t> displacements_;
   detail::AlignedRegion scratch_, staging_, local_, result_, contribution_;
+  std::unique_ptr<detail::BuiltSchedule[]> built_; // per Collective, made by built_schedule()
 };
 
 namespace detail {

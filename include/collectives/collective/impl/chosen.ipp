@@ -113,12 +113,14 @@ decltype(auto) with_collective(Collective c, F&& f, std::index_sequence<I...>)
       c, [&](auto k) { return compiled_select_of<decltype(k)::value>(topo, model, problem, allowed); },   \
       std::make_index_sequence<all_collectives.size()>{});                                                 \
   }                                                                                                        \
-  void compiled_schedule(Collective c, std::size_t index, const __VA_ARGS__& topo, const Problem& problem,  \
-                         ErasedSchedule& out)                                                              \
+  const ErasedSchedule& compiled_schedule(Collective c, std::size_t index, const __VA_ARGS__& topo,        \
+                                         const Problem& problem, BuiltSchedule& kept)                      \
   {                                                                                                        \
-    with_collective(                                                                                       \
-      c, [&](auto k) { compiled_schedule_of<decltype(k)::value>(index, topo, problem, out); },            \
-      std::make_index_sequence<all_collectives.size()>{});                                                 \
+    return kept.get(c, index, topo, problem, [&](ErasedSchedule& out) {                                    \
+      with_collective(                                                                                     \
+        c, [&](auto k) { compiled_schedule_of<decltype(k)::value>(index, topo, problem, out); },          \
+        std::make_index_sequence<all_collectives.size()>{});                                               \
+    });                                                                                                    \
   }
 namespace collectives::detail {
 COLLECTIVES_LIBRARY_WALK_TOPOLOGIES(COLLECTIVES_DETAIL_DEFINE_CHOICE)
