@@ -307,3 +307,29 @@ TEST_CASE("compiled choice: default calls whose size and root change from call t
   });
   for (std::size_t r = 0; r < p; ++r) CHECK(ok[r]);
 }
+
+TEST_CASE("compiled choice: a copied communicator starts without the kept schedules", "[separate]")
+{
+  using Comm = Communicator<threads::Endpoint, Mesh<>>;
+  const Mesh<> mesh{2, 3};
+  const std::size_t p = mesh.size();
+  const std::vector<bool> ok = testing::run_on(mesh, [&](Comm& comm) {
+    const std::vector<double> mine = values_of(comm.rank(), 7), sum = sum_over(p, 7);
+    const auto sums = [&](Comm& c) {
+      std::vector<double> y(7, -1.0);
+      allreduce(c, mine, y, std::plus<>{});
+      return y == sum;
+    };
+    bool good = sums(comm) && comm.context().bytes_held() >= all_collectives.size() * sizeof(detail::BuiltSchedule);
+    Comm copy = comm;
+    good = good && copy.context().bytes_held() == 0 && sums(copy) && sums(comm);
+    // Assigned a communicator of another shape: its kept schedule was built for 3 x 2.
+    Comm other(comm.endpoint(), Mesh<>{3, 2});
+    good = good && sums(other);
+    other = comm;
+    good = good && sums(other);
+    Comm moved = std::move(copy);
+    return good && sums(moved);
+  });
+  for (std::size_t r = 0; r < p; ++r) CHECK(ok[r]);
+}

@@ -20,6 +20,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <typeinfo>
 #include <utility>
 #include <vector>
@@ -452,4 +453,34 @@ TEST_CASE("executor plans: execute() never keeps the plan of a user's schedule",
   CHECK(out[0][0] == 12);
   CHECK(out[1][0] == 2);
   CHECK(reused == std::vector<std::uint64_t>{0, 0});
+}
+
+TEST_CASE("executor plans: a communicator can be copied, assigned and moved; a copy starts empty",
+          "[threads][executor][plans]")
+{
+  using Comm = Communicator<threads::Endpoint, Ring<>>;
+  STATIC_REQUIRE(std::is_copy_constructible_v<Comm>);
+  STATIC_REQUIRE(std::is_copy_assignable_v<Comm>);
+  STATIC_REQUIRE(std::is_move_constructible_v<Comm>);
+  const std::size_t p = 3;
+  const std::vector<bool> ok = testing::run_on(Ring<>{p}, [&](Comm& comm) {
+    const std::vector<double> x(5, static_cast<double>(comm.rank() + 1)), want(5, 6.0);
+    bool good = true;
+    const auto sums = [&](Comm& c) {
+      std::vector<double> y(5, -1.0);
+      allreduce(c, x, y, std::plus<>{});
+      return y == want;
+    };
+    good = sums(comm) && sums(comm);
+    Comm copy = comm; // the plans and buffers are the original's own
+    good = good && copy.context().bytes_held() == 0 && sums(copy) && sums(comm);
+    Comm other(comm.endpoint(), Ring<>{p});
+    good = good && sums(other);
+    other = comm;
+    good = good && sums(other);
+    Comm moved = std::move(copy);
+    good = good && sums(moved) && sums(comm);
+    return good;
+  });
+  for (std::size_t r = 0; r < p; ++r) CHECK(ok[r]);
 }

@@ -42,7 +42,7 @@ void run_algorithm(Comm& comm, Alg alg, const Problem& problem, Run&& run)
       C, problem, [&] { return compiled_select(C, W(comm.topology()), comm.cost_model(), problem, Mask::allowed); });
     require(index < Mask::size && ((Mask::allowed >> index) & 1) != 0,
             "collectives::visit_algorithm: no candidate at that index");
-    run(ChosenAlgorithm<C, W>(index, comm.context().template built_schedule<C>()));
+    run(ChosenAlgorithm<C, W>(index, comm.context().built_schedule(C)));
 #endif
   } else if constexpr (std::same_as<Alg, Automatic>) {
     constexpr auto candidates = candidates_for<C, Topo, Commutative, InPlace>();

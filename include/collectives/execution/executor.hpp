@@ -395,16 +395,15 @@ public:
   {
     return scratch_.capacity() + staging_.capacity() + local_.capacity() + result_.capacity() +
            contribution_.capacity() + displacements_.capacity() * sizeof(std::size_t) +
-           (built_ ? all_collectives.size() * sizeof(detail::BuiltSchedule) : 0);
+           built_.bytes();
   }
-  /// The schedule kept for C's default calls in the compiled mode (detail: used by the
-  /// collectives; collective/chosen.hpp). The first such call makes room for every
-  /// collective's (about 13 KB).
-  template <Collective C>
-  detail::BuiltSchedule& built_schedule()
+  /// The schedule kept for collective c's default calls in the compiled mode (detail: used
+  /// by the collectives; collective/chosen.hpp). The first such call makes room for every
+  /// collective's (about 13 KB); a copy of the context starts without them.
+  template <class Later = int>
+  detail::BuiltSchedule& built_schedule(Collective c)
   {
-    if (!built_) built_ = std::make_unique<detail::BuiltSchedule[]>(all_collectives.size());
-    return built_[static_cast<std::size_t>(C)];
+    return built_.template of<Later>(c);
   }
 
 private:
@@ -431,7 +430,7 @@ private:
   std::uint64_t plans_reused_ = 0;
   std::vector<std::size_t> displacements_;
   detail::AlignedRegion scratch_, staging_, local_, result_, contribution_;
-  std::unique_ptr<detail::BuiltSchedule[]> built_; // per Collective, made by built_schedule()
+  detail::BuiltSchedules built_;
 };
 
 namespace detail {

@@ -5,12 +5,14 @@
 // default calls, collective/chosen.hpp).
 
 #include <collectives/algorithm/collective.hpp>
+#include <collectives/detail/dependent.hpp>
 #include <collectives/schedule/schedule.hpp>
 
 #include <array>
 #include <concepts>
 #include <cstddef>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <type_traits>
 
@@ -138,6 +140,33 @@ private:
   std::size_t index_ = 0;
   Problem problem_{};
   ErasedSchedule schedule_;
+};
+
+/// A BuiltSchedule per collective (all_collectives order), made by the first call that
+/// asks; ExecContext holds them. A copy starts empty, as the context's plans do (a kept
+/// schedule's reference points into its own storage); a move takes them along.
+class BuiltSchedules {
+public:
+  BuiltSchedules() = default;
+  BuiltSchedules(const BuiltSchedules&) : BuiltSchedules() {}
+  BuiltSchedules& operator=(const BuiltSchedules&) { return *this; }
+  BuiltSchedules(BuiltSchedules&&) noexcept = default;
+  BuiltSchedules& operator=(BuiltSchedules&&) noexcept = default;
+  ~BuiltSchedules() = default;
+
+  /// Collective c's.
+  template <class Later = int>
+  BuiltSchedule& of(Collective c)
+  {
+    // (Named through Later: a translation unit that never asks does not compile it.)
+    if (!kept_) kept_ = std::make_unique<dependent_on<Later, BuiltSchedule>[]>(all_collectives.size());
+    return kept_[static_cast<std::size_t>(c)];
+  }
+  /// Bytes held.
+  std::size_t bytes() const { return kept_ ? all_collectives.size() * sizeof(BuiltSchedule) : 0; }
+
+private:
+  std::unique_ptr<BuiltSchedule[]> kept_;
 };
 
 } // namespace collectives::detail
