@@ -35,7 +35,9 @@ CostModel endpoint_cost_model(const E& ep)
 /// gives another (e.g. calibrate(ep)). The sizes must agree: checked at compile
 /// time when both are static, else the constructor throws std::invalid_argument naming
 /// both sizes. The model must be the same on every rank (so every rank picks the same
-/// algorithm). Not thread-safe: one thread calls its collectives.
+/// algorithm). Not thread-safe: one thread calls its collectives. Copyable: a copy uses the
+/// same endpoint, topology, model and picks, and starts with empty executor memory (the
+/// plans, buffers and compiled-mode schedules its calls keep are its own).
 template <endpoint E, topology T>
 class Communicator {
 public:
