@@ -152,11 +152,8 @@ TEMPLATE_TEST_CASE("compiled choice: default calls against serial references", "
   for (const std::size_t m : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{1500}}) {
     CAPTURE(p, m);
     const std::size_t root = p - 1;
-    std::vector<int> ok(p, 0);
-    threads::Team team{p};
-    team.run([&](threads::Endpoint& ep) {
-      Communicator comm{ep, topo};
-      const std::size_t me = ep.rank();
+    const std::vector<bool> ok = testing::run_on(topo, [&](auto& comm) {
+      const std::size_t me = comm.rank();
       bool good = true;
       const std::vector<double> mine = values_of(me, m), sum = sum_over(p, m);
       // reduce to the last rank (algorithms that leave the result everywhere borrow room
@@ -198,9 +195,9 @@ TEMPLATE_TEST_CASE("compiled choice: default calls against serial references", "
       shift(comm, mine, shifted, 2);
       good = good && shifted == want_shift;
       barrier(comm);
-      ok[me] = good ? 1 : 0;
+      return good;
     });
-    for (std::size_t r = 0; r < p; ++r) CHECK(ok[r] == 1);
+    for (std::size_t r = 0; r < p; ++r) CHECK(ok[r]);
   }
 }
 

@@ -103,7 +103,7 @@ private:
 /// compiled mode, with what it was built for (the topology, the algorithm's index in the
 /// collective's list, the problem). A default call in a loop runs it again instead of
 /// having the compiled library build it again (callgrind, an 8-byte all-reduce on an
-/// endpoint that moves nothing: about 60 of a call's 930 instructions). The
+/// endpoint that moves nothing: about 110 of a call's 930 instructions). The
 /// communicator's ExecContext keeps one per collective; the compiled library looks in it
 /// (compiled_schedule), so a caller's translation unit compiles none of this.
 class BuiltSchedule {
