@@ -220,7 +220,9 @@ public:
 
   /// Runs f(endpoint) on p threads (rank 0 on the calling thread) and waits for all.
   /// If any rank throws, the others are released (a rank waiting for a failed rank throws
-  /// RankFailed naming it) and the first exception is rethrown. Every rank's f runs, even
+  /// RankFailed naming it) and the first exception is rethrown, preferring one that is not
+  /// a RankFailed (the original: a rank may be released before the rank it waits for has
+  /// failed the team). Every rank's f runs, even
   /// when another rank has failed before it starts, unless the threads cannot be started.
   /// A message sent but never received makes run() throw CallMismatch naming it.
   template <class F>
@@ -376,11 +378,14 @@ private:
   void finish(std::size_t r);
 
   /// Rank r leaves with exception e; `culprit` is the rank to blame (r itself, or the rank
-  /// a RankFailed from r names).
-  void fail(std::size_t r, std::size_t culprit, std::exception_ptr e);
+  /// a RankFailed from r names). `original`: e is not a RankFailed (see poison).
+  void fail(std::size_t r, std::size_t culprit, std::exception_ptr e, bool original);
 
-  /// Fails the team (the first failure wins) and wakes every rank.
-  void poison(std::size_t culprit, std::exception_ptr e);
+  /// Fails the team (the first failure wins) and wakes every rank. What run() rethrows is
+  /// the first original exception, if any: a RankFailed (not original) can come first when
+  /// the rank it names has left the step but not yet failed the team, e.g. a sender whose
+  /// operator threw and took its offer back.
+  void poison(std::size_t culprit, std::exception_ptr e, bool original = true);
 
   /// Throws e after failing the team with it, so the peers are released at once even if
   /// the caller catches e and carries on.
@@ -388,7 +393,7 @@ private:
   [[noreturn]] void raise(std::size_t me, E e)
   {
     std::exception_ptr ptr = std::make_exception_ptr(std::move(e));
-    poison(me, ptr);
+    poison(me, ptr, !std::is_base_of_v<RankFailed, E>);
     std::rethrow_exception(ptr);
   }
 
@@ -445,6 +450,7 @@ private:
   std::mutex failure_mutex_;
   std::size_t failed_rank_ = 0; // written before failed_ is set (seq_cst), read after it
   std::exception_ptr failure_;
+  bool failure_original_ = false; // failure_ is not a RankFailed (under failure_mutex_)
 };
 
 inline std::size_t Endpoint::size() const noexcept { return team_->size(); }

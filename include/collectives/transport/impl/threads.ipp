@@ -111,6 +111,7 @@ COLLECTIVES_DECL void Team::reset()
   failed_.store(false);
   failed_rank_ = 0;
   failure_ = nullptr;
+  failure_original_ = false;
 }
 
 COLLECTIVES_DECL void Team::run_each(void (*fn)(void*, Endpoint&), void* f)
@@ -124,9 +125,9 @@ COLLECTIVES_DECL void Team::run_each(void (*fn)(void*, Endpoint&), void* f)
     } catch (const RankFailed& e) {
       // Released by another rank's failure: pass the name of the rank at the root on, so
       // every rank released later names the same one.
-      fail(r, e.failed_rank(), std::current_exception());
+      fail(r, e.failed_rank(), std::current_exception(), false);
     } catch (...) {
-      fail(r, r, std::current_exception());
+      fail(r, r, std::current_exception(), true);
     }
   };
   std::vector<std::thread> workers;
@@ -136,7 +137,7 @@ COLLECTIVES_DECL void Team::run_each(void (*fn)(void*, Endpoint&), void* f)
     for (std::size_t r = 1; r < p_; ++r) workers.emplace_back(body, r);
   } catch (...) {
     started = false;
-    fail(0, 0, std::current_exception());
+    fail(0, 0, std::current_exception(), true);
   }
   // Rank 0 runs even when a worker has already failed: it is released at its first wait
   // like every other rank, instead of silently never running.
@@ -213,20 +214,25 @@ COLLECTIVES_DECL void Team::finish(std::size_t r)
   wake_all();
 }
 
-COLLECTIVES_DECL void Team::fail(std::size_t r, std::size_t culprit, std::exception_ptr e)
+COLLECTIVES_DECL void Team::fail(std::size_t r, std::size_t culprit, std::exception_ptr e, bool original)
 {
-  poison(culprit, e);
+  poison(culprit, e, original);
   finish(r);
 }
 
-COLLECTIVES_DECL void Team::poison(std::size_t culprit, std::exception_ptr e)
+COLLECTIVES_DECL void Team::poison(std::size_t culprit, std::exception_ptr e, bool original)
 {
   {
     std::lock_guard lock(failure_mutex_);
     if (!failed_.load(std::memory_order_relaxed)) {
       failed_rank_ = culprit;
       failure_ = e;
+      failure_original_ = original;
       failed_.store(true, std::memory_order_seq_cst);
+    } else if (original && !failure_original_) {
+      // Only what run() rethrows changes: the peers may already have read failed_rank_.
+      failure_ = e;
+      failure_original_ = true;
     }
   }
   wake_all();
