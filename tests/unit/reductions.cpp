@@ -150,6 +150,41 @@ auto concatenation()
                          }());
 }
 
+/// A 2x2 matrix with operator*: std::multiplies<> on it is a matrix product, which the
+/// library must not take for commutative (it did, as for the arithmetic types).
+struct MatTimes {
+  std::uint32_t a, b, c, d;
+  friend bool operator==(const MatTimes&, const MatTimes&) = default;
+  friend MatTimes operator*(const MatTimes& x, const MatTimes& y)
+  {
+    return {x.a * y.a + x.b * y.c, x.a * y.b + x.b * y.d, x.c * y.a + x.d * y.c, x.c * y.b + x.d * y.d};
+  }
+};
+auto matrix_std_multiplies()
+{
+  return make_case<MatTimes>("2x2 matrix std::multiplies<>", std::multiplies<>{},
+                             [](std::size_t r, std::size_t i) {
+                               const auto x = static_cast<std::uint32_t>(r), y = static_cast<std::uint32_t>(i);
+                               return MatTimes{1 + (x * 3 + y) % 7, 2 + (x + 2 * y) % 5, (x * 5 + y) % 3, 1 + (x + y) % 4};
+                             },
+                             MatTimes{7, 7, 7, 7});
+}
+/// A value and the rank it came from, ordered by the value alone: minimum keeps the left
+/// operand on ties, so the left fold keeps the lowest rank of the smallest value.
+struct Ranked {
+  int value, rank;
+  friend bool operator==(const Ranked&, const Ranked&) = default;
+  friend bool operator<(const Ranked& x, const Ranked& y) { return x.value < y.value; }
+};
+auto ranked_minimum()
+{
+  return make_case<Ranked>("(value, rank) minimum by value", minimum{},
+                           [](std::size_t r, std::size_t i) {
+                             return Ranked{static_cast<int>((r * 3 + i) % 4), static_cast<int>(r)};
+                           },
+                           Ranked{-1, -1});
+}
+
 // ---------------------------------------------------------------------------------------
 // Algorithm lists, read from the registry (algorithms<C>): for each collective the
 // algorithms that fit the topology and the operator (a power of two, a product topology, a
@@ -405,6 +440,24 @@ TEST_CASE("reductions: every operator, sizes 0, 1 and 7, in place too, p = 5..12
   // Concatenation over many ranks: the rank order is spelled out in the result.
   check_all<Algorithms::defaults>(Ring<>{33}, concatenation(), 2);
   check_all<Algorithms::defaults>(Ring<>{64}, concatenation(), 1);
+}
+
+TEST_CASE("reductions: std::multiplies<> and minimum on a type of the user's keep the rank order", "[reductions]")
+{
+  // Known to commute on the arithmetic types only: on a user's type, a + b or a * b may be
+  // a concatenation or a matrix product, and equal elements may differ.
+  static_assert(is_commutative_v<std::multiplies<>, int> && is_commutative_v<std::plus<>, double>);
+  static_assert(is_commutative_v<minimum, double> && is_commutative_v<std::bit_xor<>, unsigned>);
+  static_assert(!is_commutative_v<std::multiplies<>, MatTimes> && !is_commutative_v<std::plus<>, Text>);
+  static_assert(!is_commutative_v<minimum, Ranked> && !is_commutative_v<maximum, Ranked>);
+  static_assert(is_commutative_v<decltype(commutative(std::multiplies<>{})), MatTimes>);
+  for (std::size_t p : {3, 5, 8}) {
+    INFO("p = " << p);
+    for (std::size_t n : {1, 7}) {
+      check_all<Algorithms::defaults>(Ring<>{p}, matrix_std_multiplies(), n);
+      check_all<Algorithms::defaults>(Ring<>{p}, ranked_minimum(), n);
+    }
+  }
 }
 
 TEST_CASE("reductions: long vectors (4096 elements) take the long-message paths", "[reductions]")

@@ -40,43 +40,57 @@ template <class Op>
 constexpr Commutative<Op> commutative(Op op) { return {op}; }
 
 /// Traits of operator Op on T: `commutative` (the operator may be reordered).
-/// Specialise it for your own operators.
+/// Specialise it for your own operators, or wrap them: commutative(op).
 template <class Op, class T>
 struct op_traits {
   static constexpr bool commutative = false;
 };
 
+namespace detail {
+
+/// The element types on which the standard operators below are known to commute: the
+/// arithmetic types. On a type of the user's, `a + b` may be a concatenation and `a * b` a
+/// matrix product, so std::plus<> there is not reordered unless the user says so
+/// (commutative(std::plus<>{}), or a specialisation of op_traits; std::complex too).
+template <class T, class U>
+concept standard_op_on = (std::is_same_v<T, void> || std::is_same_v<T, U>) && std::is_arithmetic_v<U>;
+
+} // namespace detail
 
 template <class T, class U>
-  requires(std::is_same_v<T, void> || std::is_same_v<T, U>)
+  requires detail::standard_op_on<T, U>
 struct op_traits<std::plus<T>, U> {
   static constexpr bool commutative = true;
 };
 template <class T, class U>
-  requires(std::is_same_v<T, void> || std::is_same_v<T, U>)
+  requires detail::standard_op_on<T, U>
 struct op_traits<std::multiplies<T>, U> {
   static constexpr bool commutative = true;
 };
 template <class T, class U>
-  requires(std::is_same_v<T, void> || std::is_same_v<T, U>)
+  requires detail::standard_op_on<T, U>
 struct op_traits<std::bit_and<T>, U> {
   static constexpr bool commutative = true;
 };
 template <class T, class U>
-  requires(std::is_same_v<T, void> || std::is_same_v<T, U>)
+  requires detail::standard_op_on<T, U>
 struct op_traits<std::bit_or<T>, U> {
   static constexpr bool commutative = true;
 };
 template <class T, class U>
-  requires(std::is_same_v<T, void> || std::is_same_v<T, U>)
+  requires detail::standard_op_on<T, U>
 struct op_traits<std::bit_xor<T>, U> {
   static constexpr bool commutative = true;
 };
+// minimum and maximum keep the left operand on ties: on a type of the user's, equal
+// elements may differ (a value and its rank), and reordering would change which is kept.
 template <class U>
+  requires std::is_arithmetic_v<U>
 struct op_traits<minimum, U> {
   static constexpr bool commutative = true;
 };
 template <class U>
+  requires std::is_arithmetic_v<U>
 struct op_traits<maximum, U> {
   static constexpr bool commutative = true;
 };
