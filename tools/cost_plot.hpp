@@ -19,6 +19,7 @@
 #include <iterator>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -65,7 +66,24 @@ std::vector<std::pair<std::string, CostReport>> evaluate_all(const T& topo, cons
   return out;
 }
 
-/// Where select() changes its pick for m in [lo, hi] (97 points, then bisection).
+/// Whether algorithms a and b of C are estimated within 1e-9 of each other at size m: two
+/// algorithms whose costs are one formula summed in another order (linear and pairwise
+/// on a fully connected network) differ by rounding only, and select()'s pick between
+/// them flips with it. Such a flip is a tie, not a crossover.
+template <Collective C, class T>
+bool tied_at(const T& topo, const CostModel& model, const Problem& problem, double m, std::string_view a,
+             std::string_view b)
+{
+  double ta = -1, tb = -1;
+  for (const auto& [name, report] : evaluate_all<C>(topo, model, problem, m)) {
+    if (name == a) ta = report.time;
+    if (name == b) tb = report.time;
+  }
+  return ta >= 0 && tb >= 0 && std::abs(ta - tb) <= 1e-9 * std::max(ta, tb);
+}
+
+/// Where select() changes its pick for m in [lo, hi] (97 points, then bisection); a change
+/// to an algorithm tied with the previous pick (tied_at) is not one.
 template <Collective C, class T>
 std::vector<Crossing> crossings(const T& topo, const CostModel& model, Problem problem, double lo, double hi)
 {
@@ -81,12 +99,17 @@ std::vector<Crossing> crossings(const T& topo, const CostModel& model, Problem p
   for (int i = 1; i < points; ++i) {
     const double m = lo * std::pow(10.0, step * i);
     const Selection s = pick(m);
+    if (s.index != prev.index && tied_at<C>(topo, model, problem, m, prev.name, s.name)) {
+      prev_m = m; // prev stays the pick shown
+      continue;
+    }
     if (s.index != prev.index) {
-      // Bisect (geometrically) for the first m that no longer selects prev.
+      // Bisect (geometrically) for the first m that no longer selects prev (or its tie).
       double a = prev_m, b = m;
       for (int k = 0; k < 60 && b / a > 1 + 1e-9; ++k) {
         const double mid = std::sqrt(a * b);
-        (pick(mid).index == prev.index ? a : b) = mid;
+        const Selection q = pick(mid);
+        (q.index == prev.index || tied_at<C>(topo, model, problem, mid, prev.name, q.name) ? a : b) = mid;
       }
       out.push_back(Crossing{b, std::string(prev.name), std::string(pick(b).name)});
     }
