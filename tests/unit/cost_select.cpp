@@ -99,6 +99,32 @@ TEST_CASE("select: static and dynamic topologies agree", "[cost][select]")
   CHECK(ns.name != "dimensional");
 }
 
+TEST_CASE("select: at run time a candidate's walk stops once it is dearer than the best so far", "[cost][select]")
+{
+  // What select() at run time does to every candidate but the one of fewest steps
+  // (cost_select_sweep.cpp checks that the pick stays the argmin of the full estimates).
+  const CostModel model{1e-6, 1e-9, 5e-8};
+  const Hypercube<> cube = Hypercube<>::of_dims(6);
+  const PairwiseXorSchedule s(64);
+  const CostReport full = estimate_every_rank(s, cube, model, 16);
+  REQUIRE(full.steps == 63);
+  const CostReport cut = detail::walk_every_rank(s, cube, model, 16, full.time / 4);
+  CHECK(cut.time > full.time / 4);
+  CHECK(cut.time < full.time / 2);
+  CHECK(cut.steps < 32);
+  CHECK(detail::walk_every_rank(s, cube, model, 16, full.time).time == full.time); // not beyond: all of it
+  CHECK(detail::time_unless_beyond(s, cube, model, 16, full.time) == full.time);
+  CHECK(detail::time_unless_beyond(s, cube, model, 16, std::numeric_limits<double>::infinity()) == full.time);
+  // A 4096-node hypercube: the seed (standard exchange, 12 steps) bounds every p - 1 step
+  // candidate within an eighth of its steps (334 of 4095 here); the pick and its time are
+  // the full estimate's.
+  const Hypercube<> big = Hypercube<>::of_dims(12);
+  const Selection pick = select<Collective::alltoall>(big, model, Problem{16});
+  CHECK(pick.name == "standard_exchange");
+  CHECK(pick.time == predict(alltoall_algorithm::standard_exchange, big, model, Problem{16}).time);
+  CHECK(detail::walk_every_rank(PairwiseXorSchedule(4096), big, model, 16, pick.time).steps < 4095 / 8);
+}
+
 TEST_CASE("crossovers: closed forms against estimate()", "[cost][select][crossover]")
 {
   const CostModel model{2e-6, 1e-9, 0, 0};

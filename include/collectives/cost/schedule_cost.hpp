@@ -46,6 +46,7 @@
 #include <algorithm>
 #include <concepts>
 #include <cstddef>
+#include <limits>
 #include <optional>
 
 namespace collectives {
@@ -280,13 +281,20 @@ private:
   void (*visit_)(const void*, std::size_t, std::size_t, StepOps&);
 };
 
-/// estimate_every_rank()'s body, for a schedule or a WalkScheduleRef.
+/// estimate_every_rank()'s body, for a schedule or a WalkScheduleRef. With a finite
+/// `beyond`, the walk stops at the first step whose time so far exceeds it (the report then
+/// covers the steps walked, and its time exceeds `beyond`): a selection passes over a
+/// candidate dearer than its best so far without walking the rest of it.
 template <class S, topology T>
-constexpr CostReport walk_every_rank(const S& s, const T& topo, const CostModel& model, double m)
+constexpr CostReport walk_every_rank(const S& s, const T& topo, const CostModel& model, double m,
+                                     double beyond = std::numeric_limits<double>::infinity())
 {
   detail::MessageStep<T> step(topo, model, m);
   detail::ReportSum sum;
-  for (std::size_t k = 0; k < s.num_steps(); ++k) sum.add(detail::walk_step(s, k, step));
+  for (std::size_t k = 0; k < s.num_steps(); ++k) {
+    sum.add(detail::walk_step(s, k, step));
+    if (sum.report.time > beyond) break;
+  }
   return sum.done(m);
 }
 
@@ -322,9 +330,10 @@ using walk_topology_t = typename walk_topology<T>::type;
 /// The run-time walk: not inline, so that the compiled mode's declarations of it for the
 /// library's dynamic topologies keep translation units from compiling it.
 template <class T>
-CostReport walk_every_rank_at_run_time(const WalkScheduleRef<T>& s, const T& topo, const CostModel& model, double m)
+CostReport walk_every_rank_at_run_time(const WalkScheduleRef<T>& s, const T& topo, const CostModel& model, double m,
+                                       double beyond)
 {
-  return walk_every_rank(s, topo, model, m);
+  return walk_every_rank(s, topo, model, m, beyond);
 }
 
 } // namespace detail
@@ -341,8 +350,22 @@ constexpr CostReport estimate_every_rank(const S& s, const T& topo, const CostMo
   // so an unoptimised build does not emit both paths.
   if (__builtin_is_constant_evaluated()) return detail::walk_every_rank(s, topo, model, m);
   using W = detail::walk_topology_t<T>;
-  return detail::walk_every_rank_at_run_time(detail::WalkScheduleRef<W>(s), W(topo), model, m);
+  return detail::walk_every_rank_at_run_time(detail::WalkScheduleRef<W>(s), W(topo), model, m,
+                                             std::numeric_limits<double>::infinity());
 }
+
+namespace detail {
+/// estimate_every_rank()'s time at run time, or a time above `beyond` once the steps
+/// walked add up past it (walk_every_rank): what a run-time selection needs of a
+/// candidate that may lose.
+template <schedule S, topology T>
+double time_unless_beyond(const S& s, const T& topo, const CostModel& model, double m, double beyond)
+{
+  detail::check_estimate_args(s, topo, model, m);
+  using W = detail::walk_topology_t<T>;
+  return detail::walk_every_rank_at_run_time(detail::WalkScheduleRef<W>(s), W(topo), model, m, beyond).time;
+}
+} // namespace detail
 
 /// estimate(), or std::nullopt when the time is known to be at least `limit` without
 /// working it out exactly. Two things show it early:

@@ -11,9 +11,11 @@
 
 #include <boost/hana/unpack.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <utility>
 
 namespace collectives::detail {
@@ -53,26 +55,45 @@ struct Builders {
 
 /// select_among<false>(algorithms<C>, ...)'s pick, over the schedules the builders make:
 /// the same estimates (estimate_every_rank's walk), the same ties (to the earlier), the
-/// same errors; each schedule is built once, and no estimate is compiled per schedule
-/// type (tests/separate/compiled_choice.cpp compares the picks).
+/// same errors, the same early stop of a candidate dearer than the best so far; no estimate
+/// is compiled per schedule type (tests/separate/compiled_choice.cpp compares the picks).
 template <Collective C, class W>
 std::size_t compiled_select_of(const W& topo, const CostModel& model, const Problem& problem, std::uint64_t allowed)
 {
   using B = Builders<C, W>;
   model.validated();
   const std::size_t p = topo.size();
-  std::size_t best = Selection::npos;
-  double best_time = 0;
+  const auto candidate = [&](std::size_t j) {
+    return (j >= 64 || ((allowed >> j) & 1) != 0) && B::fit[j](topo, problem);
+  };
+  // As select_among<false>: the candidate of fewest steps first, then every other one's
+  // walk stops once it is dearer than the best so far (the same pick).
+  std::size_t seed = Selection::npos, fewest = 0;
   for (std::size_t j = 0; j < B::build.size(); ++j) {
-    if ((j < 64 && ((allowed >> j) & 1) == 0) || !B::fit[j](topo, problem)) continue;
+    if (!candidate(j)) continue;
     require_root(C, topo, problem);
+    ErasedSchedule s;
+    B::build[j](topo, problem, s);
+    if (seed == Selection::npos || s.ref().steps < fewest) {
+      seed = j;
+      fewest = s.ref().steps;
+    }
+  }
+  const auto time_of = [&](std::size_t j, double beyond) {
     ErasedSchedule s;
     B::build[j](topo, problem, s);
     const double m = problem.m / static_cast<double>(choice_facts<C>[j].pieces(p));
     const ScheduleRef& r = s.ref();
     const WalkScheduleRef<W> walked(r.object, p, r.steps, r.visit);
     check_estimate_args(walked, topo, model, m); // (estimate_every_rank's checks)
-    const double t = walk_every_rank_at_run_time(walked, topo, model, m).time;
+    return walk_every_rank_at_run_time(walked, topo, model, m, beyond).time;
+  };
+  const double seed_time = seed == Selection::npos ? 0 : time_of(seed, std::numeric_limits<double>::infinity());
+  std::size_t best = Selection::npos;
+  double best_time = 0;
+  for (std::size_t j = 0; j < B::build.size(); ++j) {
+    if (!candidate(j)) continue;
+    const double t = j == seed ? seed_time : time_of(j, best == Selection::npos ? seed_time : std::min(best_time, seed_time));
     if (best == Selection::npos || t < best_time) {
       best = j;
       best_time = t;
