@@ -142,6 +142,7 @@ function(collectives_add_compile_fail_test source)
         -D COMPILE_COMMANDS=${CMAKE_BINARY_DIR}/compile_commands.json
         -D SOURCE=${source}
         -D MODE=${mode}
+        -D COMPILER_ID=${CMAKE_CXX_COMPILER_ID}
         -P ${_COLLECTIVES_TESTING_DIR}/CompileFailTest.cmake)
     set_tests_properties(${test_name} PROPERTIES LABELS compile_fail TIMEOUT 600)
   endforeach()

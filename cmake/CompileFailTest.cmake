@@ -5,7 +5,8 @@
 # Runs SOURCE's compile command from COMPILE_COMMANDS (the entry with -DCOLLECTIVES_TWIN for
 # MODE=pass, the one without for MODE=fail) with -fsyntax-only: every diagnostic, no code.
 # MODE=fail: the compile must fail, and its output must match the CMake regular expression
-#            on SOURCE's first line "// expect: <regex>".
+#            on SOURCE's first line "// expect: <regex>" (with -D COMPILER_ID=GNU, the one
+#            on a second line "// expect-gcc: <regex>" if there is one).
 # MODE=pass: the compile (the -DCOLLECTIVES_TWIN twin) must succeed.
 
 foreach(var COMPILE_COMMANDS SOURCE MODE)
@@ -17,12 +18,22 @@ if(NOT MODE MATCHES "^(fail|pass)$")
   message(FATAL_ERROR "CompileFailTest.cmake: MODE must be 'fail' or 'pass', not '${MODE}'")
 endif()
 
-file(STRINGS "${SOURCE}" first_line LIMIT_COUNT 1)
+file(STRINGS "${SOURCE}" first_lines LIMIT_COUNT 2)
+list(GET first_lines 0 first_line)
 if(NOT first_line MATCHES "^// expect: (.+)$")
   message(FATAL_ERROR
     "${SOURCE}: the first line must be '// expect: <regex>', found: '${first_line}'")
 endif()
 string(STRIP "${CMAKE_MATCH_1}" expect)
+# g++ words its diagnostics differently: a second line "// expect-gcc: <regex>" is what
+# g++ must say (COMPILER_ID=GNU, from the test's registration).
+list(LENGTH first_lines nlines)
+if(DEFINED COMPILER_ID AND COMPILER_ID STREQUAL "GNU" AND nlines GREATER 1)
+  list(GET first_lines 1 second_line)
+  if(second_line MATCHES "^// expect-gcc: (.+)$")
+    string(STRIP "${CMAKE_MATCH_1}" expect)
+  endif()
+endif()
 
 # The entry of SOURCE for this mode.
 file(READ "${COMPILE_COMMANDS}" json)

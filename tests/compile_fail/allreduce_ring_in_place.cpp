@@ -1,4 +1,4 @@
-// expect: because 'in_place_if_supported<collectives::allreduce_algorithm::Ring, true>' evaluated to false
+// expect: (because|and) 'in_place_if_supported<collectives::allreduce_algorithm::Ring, true>' evaluated to false
 //
 // The ring all-reduce cannot run in place (Needs::out_of_place): allreduce(comm, buf, op,
 // allreduce_algorithm::ring) matches no overload of allreduce, even with a commutative

@@ -1,4 +1,5 @@
-// expect: because 'commutative_operator_if_needed<collectives::allreduce_algorithm::Ring, false>' evaluated to false
+// expect: (because|and) 'commutative_operator_if_needed<collectives::allreduce_algorithm::Ring, false>' evaluated to false
+// expect-gcc: required for the satisfaction of [^ ]*commutative_operator_if_needed<A, Commutative>[^ ]* \[with A = collectives::allreduce_algorithm::Ring;
 //
 // The ring all-reduce combines each block in a rotated rank order, so it needs an operator
 // known to be commutative; a plain lambda is not: the call matches no overload of

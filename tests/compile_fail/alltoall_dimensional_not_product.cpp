@@ -1,4 +1,4 @@
-// expect: because 'product_of_rings<collectives::alltoall_algorithm::Dimensional, collectives::FullyConnected<8> ?>' evaluated to false
+// expect: (because|and) 'product_of_rings<collectives::alltoall_algorithm::Dimensional, collectives::FullyConnected<8> ?>' evaluated to false
 //
 // The dimension-by-dimension alltoall runs along the rings of a product topology (mesh,
 // torus, hypercube); a fully connected network has none. Naming it for a

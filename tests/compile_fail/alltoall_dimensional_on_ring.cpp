@@ -1,4 +1,4 @@
-// expect: because 'two_or_more_dimensions<collectives::alltoall_algorithm::Dimensional, collectives::Torus<8> ?>' evaluated to false
+// expect: (because|and) 'two_or_more_dimensions<collectives::alltoall_algorithm::Dimensional, collectives::Torus<8> ?>' evaluated to false
 //
 // The dimension-by-dimension alltoall needs a product topology of two or more dimensions;
 // on Ring<8> (ndims() fixed at 1 by the type) the call matches no overload of alltoall, and

@@ -1,4 +1,4 @@
-// expect: because 'power_of_two_ranks<collectives::alltoall_algorithm::StandardExchange, collectives::Torus<6> ?>' evaluated to false
+// expect: (because|and) 'power_of_two_ranks<collectives::alltoall_algorithm::StandardExchange, collectives::Torus<6> ?>' evaluated to false
 //
 // The hypercube standard exchange needs p = 2^n ranks: naming it for a Ring<6>
 // communicator matches no overload of alltoall, and the diagnostic names the algorithm

@@ -1,4 +1,4 @@
-// expect: because 'ranks_within_limit<collectives::alltoall_algorithm::Linear, collectives::Torus<65> ?>' evaluated to false
+// expect: (because|and) 'ranks_within_limit<collectives::alltoall_algorithm::Linear, collectives::Torus<65> ?>' evaluated to false
 //
 // The linear alltoall posts p - 1 messages per rank in one step and serves at most 64 ranks
 // (linear_alltoall_max_ranks): naming it for a Ring<65> communicator matches no overload of

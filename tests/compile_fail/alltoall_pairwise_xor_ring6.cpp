@@ -1,4 +1,5 @@
-// expect: because 'power_of_two_ranks<collectives::alltoall_algorithm::PairwiseXor, collectives::Torus<6> ?>' evaluated to false
+// expect: (because|and) 'power_of_two_ranks<collectives::alltoall_algorithm::PairwiseXor, collectives::Torus<6> ?>' evaluated to false
+// expect-gcc: required for the satisfaction of [^ ]*power_of_two_ranks<A, T>[^ ]* \[with A = collectives::alltoall_algorithm::PairwiseXor; T = collectives::Torus<6>\]
 //
 // Pairwise XOR exchange pairs rank r with r XOR k, which needs p = 2^n ranks: naming it for
 // a Ring<6> communicator matches no overload of alltoall, and the diagnostic names the

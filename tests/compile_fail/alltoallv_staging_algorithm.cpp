@@ -1,4 +1,4 @@
-// expect: because 'algorithm_of<collectives::alltoall_algorithm::Ring, .*' evaluated to false
+// expect: (because|and) 'algorithm_of<collectives::alltoall_algorithm::Ring, .*' evaluated to false
 //
 // alltoallv sends each block as one message and has its own list of algorithms
 // (alltoallv_algorithm::pairwise, pairwise_xor); the ring alltoall stages blocks in

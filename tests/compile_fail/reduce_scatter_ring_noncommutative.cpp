@@ -1,4 +1,4 @@
-// expect: because 'commutative_operator_if_needed<collectives::reduce_scatter_algorithm::Ring, false>' evaluated to false
+// expect: (because|and) 'commutative_operator_if_needed<collectives::reduce_scatter_algorithm::Ring, false>' evaluated to false
 //
 // The ring reduce-scatter combines each block in a rotated rank order, so it needs an
 // operator known to be commutative (Needs::commutative); a plain lambda is not. Naming it

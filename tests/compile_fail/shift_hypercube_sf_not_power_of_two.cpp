@@ -1,4 +1,4 @@
-// expect: because 'power_of_two_ranks<collectives::shift_algorithm::HypercubeSf, collectives::Torus<2, 3> ?>' evaluated to false
+// expect: (because|and) 'power_of_two_ranks<collectives::shift_algorithm::HypercubeSf, collectives::Torus<2, 3> ?>' evaluated to false
 //
 // The Gray-code store-and-forward shift needs p = 2^d; a static size that is not one
 // matches no overload of shift, and the diagnostic names the algorithm type and the failed

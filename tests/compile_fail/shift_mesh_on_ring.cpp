@@ -1,4 +1,5 @@
-// expect: because 'two_dimensional_mesh<collectives::shift_algorithm::Mesh, collectives::Torus<8> ?>' evaluated to false
+// expect: (because|and) 'two_dimensional_mesh<collectives::shift_algorithm::Mesh, collectives::Torus<8> ?>' evaluated to false
+// expect-gcc: required for the satisfaction of [^ ]*two_dimensional_mesh<A, T>[^ ]* \[with A = collectives::shift_algorithm::Mesh; T = collectives::Torus<8>\]
 //
 // The mesh q-shift (row shift, compensation, column shift) needs a topology whose type
 // fixes two dimensions; on a ring the call matches no overload of shift, and the diagnostic

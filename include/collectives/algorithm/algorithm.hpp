@@ -91,6 +91,9 @@ concept algorithm_of = algorithm<A> && (A::collective == C);
 /// `alltoall(comm, s, r, automatic)`.
 struct Automatic {
   static constexpr const char* name = "default";
+  /// None: a default call considers only the algorithms that fit (what `selectable`
+  /// checks of a named algorithm holds for it).
+  static constexpr Needs needs{};
 };
 inline constexpr Automatic automatic{};
 
@@ -206,9 +209,15 @@ concept algorithm_for = algorithm_of<A, C> && fits_topology_type<A, T> &&
                         commutative_operator_if_needed<A, Commutative> && in_place_if_supported<A, InPlace>;
 
 /// What a front end of collective C accepts as its algorithm argument: Automatic, or an
-/// algorithm of C that topology type T, the operator and in-place use allow.
+/// algorithm of C that topology type T, the operator and in-place use allow. (Spelled as
+/// one conjunction of the requirements, which Automatic meets, rather than Automatic ||
+/// algorithm_for: g++ then names the requirement that failed, where for a disjunction it
+/// says only that no operand holds.)
 template <class A, Collective C, class T, bool Commutative = true, bool InPlace = false>
-concept selectable = std::same_as<A, Automatic> || algorithm_for<A, C, T, Commutative, InPlace>;
+concept selectable = (std::same_as<A, Automatic> || algorithm_of<A, C>) && power_of_two_ranks<A, T> &&
+                     product_of_rings<A, T> && two_or_more_dimensions<A, T> && two_dimensional_mesh<A, T> &&
+                     ranks_within_limit<A, T> && commutative_operator_if_needed<A, Commutative> &&
+                     in_place_if_supported<A, InPlace>;
 
 // ---------------------------------------------------------------------------------------
 // Fit by value.
