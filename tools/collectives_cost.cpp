@@ -212,7 +212,7 @@ int main(int argc, char** argv)
       print_table(s, model);
       return 0;
     }
-    tools::with_topology(s.topology, s.p, s.dims, "collectives-cost",
+    tools::with_topology(s.topology, s.p, app.count("--p") > 0, s.dims, "collectives-cost",
                          [&](const auto& topo, const std::string& label) { run(topo, label, model, s); });
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\n", e.what());

@@ -111,7 +111,7 @@ int main(int argc, char** argv)
   try {
     if (s.algorithm.empty() && !s.list) throw std::invalid_argument("collectives-draw: --algorithm is required (or --list)");
     int status = 1;
-    tools::with_topology(s.topology, s.p, s.dims, "collectives-draw", [&](const auto& topo, const std::string& label) {
+    tools::with_topology(s.topology, s.p, app.count("--p") > 0, s.dims, "collectives-draw", [&](const auto& topo, const std::string& label) {
       const bool known = tools::with_collective(s.op, [&]<Collective C>() { status = run<C>(topo, label, s); });
       if (!known) throw std::invalid_argument("collectives-draw: unknown --op '" + s.op + "'");
     });

@@ -44,10 +44,20 @@ inline std::vector<std::size_t> parse_dims(const std::string& text, const std::s
 
 /// Calls f(topology, label) with the topology the arguments describe: Ring<>, Mesh<>,
 /// Torus<dyn, dyn, dyn>, Hypercube<> or FullyConnected<>. A mesh or torus takes --dims,
-/// or a square p. Bad arguments throw std::invalid_argument naming `tool`.
+/// or a square p. Bad arguments throw std::invalid_argument naming `tool`, among them
+/// --dims for another topology, and --p given (`p_given`) beside --dims of another size.
 template <class F>
-void with_topology(const std::string& kind, std::size_t p, const std::string& dims_text, const std::string& tool, F&& f)
+void with_topology(const std::string& kind, std::size_t p, bool p_given, const std::string& dims_text,
+                   const std::string& tool, F&& f)
 {
+  const bool grid = kind == "mesh" || kind == "torus";
+  detail::require(grid || dims_text.empty(), tool + ": --dims is for a mesh or torus, not a " + kind);
+  if (grid && !dims_text.empty() && p_given) {
+    std::size_t n = 1;
+    for (std::size_t e : parse_dims(dims_text, tool)) n *= e;
+    detail::require(n == p, tool + ": --p " + std::to_string(p) + " and --dims " + dims_text + " (" +
+                                std::to_string(n) + " nodes) disagree; give one of them");
+  }
   if (kind == "ring") {
     f(Ring<>{p}, "ring of " + std::to_string(p));
   } else if (kind == "hypercube") {
