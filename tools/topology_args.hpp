@@ -52,12 +52,6 @@ void with_topology(const std::string& kind, std::size_t p, bool p_given, const s
 {
   const bool grid = kind == "mesh" || kind == "torus";
   detail::require(grid || dims_text.empty(), tool + ": --dims is for a mesh or torus, not a " + kind);
-  if (grid && !dims_text.empty() && p_given) {
-    std::size_t n = 1;
-    for (std::size_t e : parse_dims(dims_text, tool)) n *= e;
-    detail::require(n == p, tool + ": --p " + std::to_string(p) + " and --dims " + dims_text + " (" +
-                                std::to_string(n) + " nodes) disagree; give one of them");
-  }
   if (kind == "ring") {
     f(Ring<>{p}, "ring of " + std::to_string(p));
   } else if (kind == "hypercube") {
@@ -65,8 +59,14 @@ void with_topology(const std::string& kind, std::size_t p, bool p_given, const s
     f(Hypercube<>::of_size(p), "hypercube of " + std::to_string(p));
   } else if (kind == "full") {
     f(FullyConnected<>{p}, "fully connected network of " + std::to_string(p));
-  } else if (kind == "mesh" || kind == "torus") {
+  } else if (grid) {
     std::vector<std::size_t> d = dims_text.empty() ? std::vector<std::size_t>{} : parse_dims(dims_text, tool);
+    if (!d.empty() && p_given) {
+      std::size_t n = 1;
+      for (std::size_t e : d) n *= e;
+      detail::require(n == p, tool + ": --p " + std::to_string(p) + " and --dims " + dims_text + " (" +
+                                  std::to_string(n) + " nodes) disagree; give one of them");
+    }
     if (d.empty()) { // a square of p nodes
       const auto side = static_cast<std::size_t>(std::lround(std::sqrt(static_cast<double>(p))));
       detail::require(side * side == p, tool + ": give --dims, or a square --p, for a mesh or torus");

@@ -189,10 +189,15 @@ template <class A, class T>
 concept ranks_within_limit = A::needs.max_ranks == 0 || static_size_v<T> == dynamic_extent ||
                              static_size_v<T> <= A::needs.max_ranks;
 
+/// What A needs of topology type T, each requirement of the list above (true for
+/// Automatic, which needs nothing).
+template <class A, class T>
+concept topology_needs_met = power_of_two_ranks<A, T> && product_of_rings<A, T> && two_or_more_dimensions<A, T> &&
+                             two_dimensional_mesh<A, T> && ranks_within_limit<A, T>;
+
 /// Nothing in topology type T rules algorithm A out.
 template <class A, class T>
-concept fits_topology_type = algorithm<A> && power_of_two_ranks<A, T> && product_of_rings<A, T> &&
-                             two_or_more_dimensions<A, T> && two_dimensional_mesh<A, T> && ranks_within_limit<A, T>;
+concept fits_topology_type = algorithm<A> && topology_needs_met<A, T>;
 
 /// Requirement: a commutative operator, where the algorithm reorders the combination.
 template <class A, bool Commutative>
@@ -202,11 +207,14 @@ concept commutative_operator_if_needed = !A::needs.commutative || Commutative;
 template <class A, bool InPlace>
 concept in_place_if_supported = !A::needs.out_of_place || !InPlace;
 
+/// What A needs of the call: its operator and in-place use.
+template <class A, bool Commutative, bool InPlace>
+concept call_needs_met = commutative_operator_if_needed<A, Commutative> && in_place_if_supported<A, InPlace>;
+
 /// Algorithm A of collective C may be named for a call on topology type T with an
 /// operator that is (or is not) known commutative, in place or not.
 template <class A, Collective C, class T, bool Commutative = true, bool InPlace = false>
-concept algorithm_for = algorithm_of<A, C> && fits_topology_type<A, T> &&
-                        commutative_operator_if_needed<A, Commutative> && in_place_if_supported<A, InPlace>;
+concept algorithm_for = algorithm_of<A, C> && fits_topology_type<A, T> && call_needs_met<A, Commutative, InPlace>;
 
 /// What a front end of collective C accepts as its algorithm argument: Automatic, or an
 /// algorithm of C that topology type T, the operator and in-place use allow. (Spelled as
@@ -214,10 +222,8 @@ concept algorithm_for = algorithm_of<A, C> && fits_topology_type<A, T> &&
 /// algorithm_for: g++ then names the requirement that failed, where for a disjunction it
 /// says only that no operand holds.)
 template <class A, Collective C, class T, bool Commutative = true, bool InPlace = false>
-concept selectable = (std::same_as<A, Automatic> || algorithm_of<A, C>) && power_of_two_ranks<A, T> &&
-                     product_of_rings<A, T> && two_or_more_dimensions<A, T> && two_dimensional_mesh<A, T> &&
-                     ranks_within_limit<A, T> && commutative_operator_if_needed<A, Commutative> &&
-                     in_place_if_supported<A, InPlace>;
+concept selectable = (std::same_as<A, Automatic> || algorithm_of<A, C>) && topology_needs_met<A, T> &&
+                     call_needs_met<A, Commutative, InPlace>;
 
 // ---------------------------------------------------------------------------------------
 // Fit by value.
