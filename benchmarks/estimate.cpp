@@ -9,7 +9,7 @@
 // own result (predicted time, congestion) so that two builds can be compared for equal
 // results as well as for speed (diff the "predicted" column).
 //
-//   estimate [--max-p N] [--filter TEXT] [--min-time SECONDS] [--all]
+//   estimate [--max-p N] [--filter TEXT] [--min-time SECONDS] [--all] [--select]
 //     --max-p: skip topologies of more than N nodes (default 4096);
 //     --filter: only rows whose "collective/algorithm topology" contains TEXT;
 //     --min-time: repeat each estimate until this much time has passed (default 0.2 s,
@@ -18,9 +18,16 @@
 //            that fits each topology, instead of the fixed selection below (whose rows
 //            stay comparable from build to build). Personalized exchanges on the large
 //            rings and tori take long: combine with --max-p or --filter.
+//     --select: instead, the run-time selection a collective called without an algorithm
+//            makes when its communicator has no pick for the problem (select<C>() at run
+//            time: every fitting candidate estimated on every rank), in microseconds a
+//            selection, for small problems on rings of 2, 8 and 32 ranks, under
+//            default_cost_model and under the threads transport's model on this machine
+//            (threads::Team(p).cost_model()).
 
 #include <collectives/cost.hpp>
 #include <collectives/topology.hpp>
+#include <collectives/transport/threads.hpp>
 
 #include <boost/hana/for_each.hpp>
 
@@ -45,6 +52,7 @@ struct Options {
   std::string filter;
   double min_time = 0.2;
   bool all = false;
+  bool select = false;
 };
 
 struct NamedModel {
@@ -157,9 +165,50 @@ void run_all(const Options& opt, const T& topo, bool long_routes_ok)
   run(opt, reduce_scatter_algorithm::recursive_halving, topo, m);
 }
 
+/// Microseconds a run-time select<C>() takes on a ring of p under `model` (the best of
+/// five rounds; problems of 1 and 2 words in turn, as a loop over sizes would ask).
+template <Collective C>
+double select_us(std::size_t p, const CostModel& model, double min_time)
+{
+  const Ring<> ring{p};
+  Problem problem{};
+  double best = 1e300, sink = 0;
+  const int calls = p <= 8 ? 2000 : 200;
+  for (int round = 0; round < 5; ++round) {
+    const auto start = Clock::now();
+    double spent = 0;
+    int made = 0;
+    do {
+      for (int i = 0; i < calls; ++i, ++made) {
+        problem.m = 1 + (made & 1);
+        sink += select<C>(ring, model, problem).time;
+      }
+      spent = std::chrono::duration<double>(Clock::now() - start).count();
+    } while (spent < min_time / 5);
+    best = std::min(best, spent * 1e6 / made);
+  }
+  if (sink < 0) std::puts(""); // keeps the selections
+  return best;
+}
+
+void run_select(const Options& opt)
+{
+  std::printf("select<C>() at run time on Ring<>{p}: microseconds a selection (best of 5 rounds)\n\n");
+  std::printf("| model | p | allreduce | broadcast | alltoall |\n|---|--:|--:|--:|--:|\n");
+  for (const bool threads : {false, true})
+    for (const std::size_t p : {2u, 8u, 32u}) {
+      const CostModel model = threads ? threads::Team(p).cost_model() : default_cost_model;
+      std::printf("| %s | %zu | %.2f | %.2f | %.2f |\n", threads ? "threads::Team(p)" : "default_cost_model", p,
+                  select_us<Collective::allreduce>(p, model, opt.min_time),
+                  select_us<Collective::broadcast>(p, model, opt.min_time),
+                  select_us<Collective::alltoall>(p, model, opt.min_time));
+      std::fflush(stdout);
+    }
+}
+
 [[noreturn]] void usage()
 {
-  std::fprintf(stderr, "usage: estimate [--max-p N] [--filter TEXT] [--min-time SECONDS] [--all]\n");
+  std::fprintf(stderr, "usage: estimate [--max-p N] [--filter TEXT] [--min-time SECONDS] [--all] [--select]\n");
   std::exit(2);
 }
 
@@ -174,11 +223,19 @@ int main(int argc, char** argv)
       opt.all = true;
       continue;
     }
+    if (a == "--select") {
+      opt.select = true;
+      continue;
+    }
     if (i + 1 >= argc) usage();
     if (a == "--max-p") opt.max_p = std::strtoull(argv[++i], nullptr, 10);
     else if (a == "--filter") opt.filter = argv[++i];
     else if (a == "--min-time") opt.min_time = std::strtod(argv[++i], nullptr);
     else usage();
+  }
+  if (opt.select) {
+    run_select(opt);
+    return 0;
   }
   std::printf("estimate(): run time per call (best of >= 3 runs, >= %.2f s in all); m = 1024 words\n\n", opt.min_time);
   std::printf("| collective      | algorithm           | topology        |     p | model       |  messages |       hops | cong | predicted (s)           |  cpu s   |  wall s  | ns/msg  | ns/hop |\n");

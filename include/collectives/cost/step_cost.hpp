@@ -174,7 +174,7 @@ public:
     messages_.clear();
     touched_.clear();
     next_seq_ = 0;
-    load_.next_step();
+    if (!model_.crossbar) load_.next_step(); // a crossbar's messages take no links (finish)
   }
   /// The messages that follow are rank r's (each rank at most once per step).
   constexpr void source(std::size_t r)

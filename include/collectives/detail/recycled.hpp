@@ -2,10 +2,13 @@
 // Storage for the estimates' per-rank and per-link tables that a thread reuses: the
 // default's selection estimates every candidate, and a loop over more problems than a
 // communicator keeps picks for selects on every call (issue 12: no allocation per call
-// once warmed up). At run time a block freed goes to its thread's short list and the next
+// once warmed up). At run time a block freed goes to its thread's lists (one per size) and the next
 // request of at most its size takes it; in constant evaluation it is std::allocator's.
 
+#include <collectives/detail/bits.hpp>
+
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <new>
 #include <type_traits>
@@ -14,18 +17,23 @@
 
 namespace collectives::detail {
 
-/// A thread's freed blocks (sizes are powers of two, so one block serves requests of
-/// several sizes). It keeps the `slots` largest: as many as an estimate holds at once, for
-/// a few in turn. Memory kept: what the thread's largest estimates used.
+/// A thread's freed blocks, by size (sizes are powers of two, so one block serves
+/// requests of several sizes). Each size keeps up to `per_size` blocks, as many as an
+/// estimate holds of one size at once; a request takes the smallest kept block that is
+/// large enough, found from a mask of the sizes held: no search through the blocks, so a
+/// small estimate (the default's selection at small p makes several per call) spends
+/// almost nothing here. Memory kept: what the thread's estimates used, at most per_size
+/// blocks of each size.
 class RecycledBlocks {
 public:
-  static constexpr std::size_t slots = 32;
+  static constexpr std::size_t per_size = 8;
   RecycledBlocks() = default;
   RecycledBlocks(const RecycledBlocks&) = delete;
   RecycledBlocks& operator=(const RecycledBlocks&) = delete;
   ~RecycledBlocks()
   {
-    for (std::size_t i = 0; i < used_; ++i) ::operator delete(blocks_[i].data);
+    for (std::size_t k = 0; k < sizes; ++k)
+      for (std::size_t i = 0; i < count_[k]; ++i) ::operator delete(kept_[k][i]);
     gone() = true;
   }
 
@@ -43,13 +51,11 @@ public:
     const std::size_t size = block_size(bytes);
     if (!gone()) {
       RecycledBlocks& mine = of_thread();
-      std::size_t best = mine.used_;
-      for (std::size_t i = 0; i < mine.used_; ++i)
-        if (mine.blocks_[i].size >= size && (best == mine.used_ || mine.blocks_[i].size < mine.blocks_[best].size))
-          best = i;
-      if (best != mine.used_) {
-        void* data = mine.blocks_[best].data;
-        mine.blocks_[best] = mine.blocks_[--mine.used_];
+      const std::uint64_t larger = mine.held_ >> index_of(size);
+      if (larger != 0) {
+        const std::size_t k = index_of(size) + countr_zero(larger);
+        void* data = mine.kept_[k][--mine.count_[k]];
+        if (mine.count_[k] == 0) mine.held_ &= ~(std::uint64_t{1} << k);
         return data;
       }
     }
@@ -58,30 +64,21 @@ public:
   /// Gives back a block that take(bytes) returned (on any thread).
   static void give(void* data, std::size_t bytes) noexcept
   {
-    std::size_t size = block_size(bytes);
+    const std::size_t k = index_of(block_size(bytes));
     if (!gone()) {
       RecycledBlocks& mine = of_thread();
-      if (mine.used_ < slots) {
-        mine.blocks_[mine.used_++] = {data, size};
+      if (mine.count_[k] < per_size) {
+        mine.kept_[k][mine.count_[k]++] = data;
+        mine.held_ |= std::uint64_t{1} << k;
         return;
-      }
-      // Full: keep the larger of this block and the smallest kept, free the other.
-      std::size_t smallest = 0;
-      for (std::size_t i = 1; i < slots; ++i)
-        if (mine.blocks_[i].size < mine.blocks_[smallest].size) smallest = i;
-      if (mine.blocks_[smallest].size < size) {
-        std::swap(data, mine.blocks_[smallest].data);
-        std::swap(size, mine.blocks_[smallest].size);
       }
     }
     ::operator delete(data);
   }
 
 private:
-  struct Block {
-    void* data;
-    std::size_t size;
-  };
+  static constexpr std::size_t sizes = 58; // 2^6 .. 2^63 bytes
+  static std::size_t index_of(std::size_t block) { return countr_zero(block) - 6; }
   static RecycledBlocks& of_thread()
   {
     static thread_local RecycledBlocks blocks;
@@ -94,8 +91,9 @@ private:
     static thread_local bool flag = false; // trivially destructible: readable to the thread's end
     return flag;
   }
-  Block blocks_[slots];
-  std::size_t used_ = 0;
+  void* kept_[sizes][per_size] = {};
+  unsigned char count_[sizes] = {};
+  std::uint64_t held_ = 0; // bit k: count_[k] > 0
 };
 
 /// An allocator whose run-time storage is recycled per thread (RecycledBlocks).
