@@ -303,9 +303,9 @@ concept symmetric_schedule = schedule<S> && requires(const S& s, std::size_t k) 
 
 namespace detail {
 /// to = from, field by field. The schedules build their ops in the visit's frame with
-/// 8-byte stores; g++ copies a whole struct with 16-byte loads, which cannot be forwarded
-/// from those stores and stall (measured, g++ -O2: the run-time estimate of a pairwise
-/// exchange on a 1024-node hypercube takes 13-16 % less time with this copy).
+/// 8-byte stores; both compilers copy a whole struct with 16-byte loads, which cannot be
+/// forwarded from those stores and stall (measured at -O2: a visit into StepOps takes
+/// 30 % less time with this copy under g++, up to 60 % less under clang++).
 constexpr void copy_fields(Pattern& to, const Pattern& from)
 {
   static_assert(sizeof(Pattern) == 9 * sizeof(std::size_t), "copy_fields must copy every field of Pattern");
