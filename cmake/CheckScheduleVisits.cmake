@@ -3,7 +3,8 @@
 #
 # Lists the symbols OBJECT defines (nm -C --defined-only) and counts among them the library
 # schedules' visits (collectives::detail::visit_thunk<collectives::...>) and the run-time
-# estimate's walks (collectives::detail::walk_every_rank_at_run_time<collectives::...>).
+# estimate's walks and evaluations by classes (collectives::detail::walk_every_rank_at_run_time<
+# collectives::...>, collectives::detail::estimate_by_classes_at_run_time<collectives::...>).
 # EXPECT=none: the compiled mode, where collectives::compiled holds them: any is an error
 #              that names it (a type missing from cost/compiled_once.hpp's lists).
 # EXPECT=some: the header-only twin, which compiles them itself: none is an error (the
@@ -18,7 +19,7 @@ execute_process(COMMAND "${NM}" -C --defined-only "${OBJECT}" OUTPUT_VARIABLE sy
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "CheckScheduleVisits.cmake: ${NM} failed on ${OBJECT} (${rc})")
 endif()
-string(REGEX MATCHALL "collectives::detail::(visit_thunk|walk_every_rank_at_run_time)<collectives::[^\n]*" visits
+string(REGEX MATCHALL "collectives::detail::(visit_thunk|walk_every_rank_at_run_time|estimate_by_classes_at_run_time)<collectives::[^\n]*" visits
        "${symbols}")
 list(LENGTH visits n)
 if(EXPECT STREQUAL "none" AND n GREATER 0)

@@ -1,8 +1,9 @@
 // The estimate that reads the schedules' symmetry (a visit per class of ranks: Symmetry in
 // schedule/schedule.hpp, cost/symmetric_cost.hpp; detail::estimate_by_classes, what
-// estimate() runs in constant evaluation) against the one that visits every rank of every
-// step (estimate_every_rank, what estimate() runs at run time): the same CostReport, bit for
-// bit, for every algorithm of every collective (read from the registry), on rings, meshes,
+// estimate() runs in constant evaluation, and estimate() at run time, which runs it through
+// WalkScheduleRef's function pointers) against the one that visits every rank of every
+// step (estimate_every_rank, what a selection at run time runs): the same CostReport, bit
+// for bit, for every algorithm of every collective (read from the registry), on rings, meshes,
 // tori, hypercubes and fully connected networks, under both routings and both port models,
 // for several roots, in place and not; also each schedule costed on a network its
 // translations do not preserve (a hypercube algorithm on a ring, a ring algorithm on a
@@ -52,6 +53,7 @@ std::string describe(const N& net)
 /// for every algorithm, topology and network, were half of this TU's code).
 struct SymmetryResults {
   CostReport got, want;                      // by classes, and visiting every rank
+  CostReport erased;                         // estimate() at run time: by classes, through WalkScheduleRef
   std::optional<CostReport> bounded[3];      // estimate_unless_at_least at the limits below
   double limits[3]{};                        // want.time * 0.5, want.time, want.time * 2 + 1
   std::optional<CostReport> at_limit;        // estimate_unless_beyond(want.time, equal passes)
@@ -67,6 +69,7 @@ void check_symmetry_results(const SymmetryResults& r, const std::string& context
   CHECK(r.got.messages == r.want.messages);
   CHECK(r.got.congestion == r.want.congestion);
   CHECK(r.got.words == r.want.words);
+  CHECK(r.erased == r.want);
   // What select() uses: a report exactly when the time is below the limit.
   for (std::size_t i = 0; i < 3; ++i) {
     if (r.bounded[i]) CHECK(r.bounded[i]->time == r.want.time);
@@ -107,6 +110,7 @@ void check_collective(const T& topo, const N& net, const CostModel& model, const
       SymmetryResults r;
       r.got = detail::estimate_by_classes(s, net, model, m);
       r.want = estimate_every_rank(s, net, model, m);
+      r.erased = estimate(s, net, model, m);
       const double limits[3] = {r.want.time * 0.5, r.want.time, r.want.time * 2 + 1};
       for (std::size_t i = 0; i < 3; ++i) {
         r.limits[i] = limits[i];

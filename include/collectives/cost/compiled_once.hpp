@@ -3,8 +3,9 @@
 // once, in the compiled library (separate_compilation.hpp), of the library's templates:
 // - the visit that runs and prices each of the library's schedules (detail::visit_thunk),
 //   for every schedule type its algorithms build;
-// - the run-time estimate's walk (detail::walk_every_rank_at_run_time) on the library's
-//   dynamic topologies, which every torus and hypercube walks as (walk_topology_t).
+// - the run-time estimate's walk (detail::walk_every_rank_at_run_time) and its evaluation
+//   by classes (detail::estimate_by_classes_at_run_time) on the library's dynamic
+//   topologies, which every torus and hypercube walks as (walk_topology_t).
 // Every translation unit that includes this header (the umbrella and <collectives/cost.hpp>
 // do) only declares them. A collective called without an algorithm can run and must price
 // every candidate of its list, so a translation unit that calls one would otherwise
@@ -98,7 +99,9 @@
   extern template void detail::visit_thunk<__VA_ARGS__>(const void*, std::size_t, std::size_t, StepOps&);
 #define COLLECTIVES_DETAIL_EXTERN_WALK(...)                                                               \
   extern template CostReport detail::walk_every_rank_at_run_time<__VA_ARGS__>(                            \
-    const detail::WalkScheduleRef<__VA_ARGS__>&, const __VA_ARGS__&, const CostModel&, double, double);
+    const detail::WalkScheduleRef<__VA_ARGS__>&, const __VA_ARGS__&, const CostModel&, double, double); \
+  extern template CostReport detail::estimate_by_classes_at_run_time<__VA_ARGS__>(                        \
+    const detail::WalkScheduleRef<__VA_ARGS__>&, const __VA_ARGS__&, const CostModel&, double);
 namespace collectives {
 COLLECTIVES_LIBRARY_SCHEDULES(COLLECTIVES_DETAIL_EXTERN_VISIT)
 COLLECTIVES_LIBRARY_WALK_TOPOLOGIES(COLLECTIVES_DETAIL_EXTERN_WALK)

@@ -23,14 +23,17 @@
 // does not depend on the order they come in (step_cost.hpp has the arithmetic).
 // The seeds' closed forms (closed_forms.hpp) are tests of it.
 //
-// How a step is read: in constant evaluation (static_assert on static topologies), a
-// schedule that states the symmetry of its steps (schedule.hpp, Symmetry) is visited once
-// per class of ranks and the step's cost worked out from the classes (symmetric_cost.hpp,
-// detail::estimate_by_classes): exactly the numbers of the rank-by-rank walk, which
-// estimate_every_rank() keeps as the reference, and which every other step, and every
-// step at run time, gets (issue #12: this is what makes compile-time selection on 1024
-// ranks fit the compilers' constant evaluation limits; at run time one walk per topology
-// type keeps what a caller compiles small). The walk collects a step's messages in one flat list and routes them
+// How a step is read: a schedule that states the symmetry of its steps (schedule.hpp,
+// Symmetry) is visited once per class of ranks and the step's cost worked out from the
+// classes (symmetric_cost.hpp, detail::estimate_by_classes): exactly the numbers of the
+// rank-by-rank walk, which estimate_every_rank() keeps as the reference, and which every
+// other step gets (issue #12: this is what makes compile-time selection on 1024 ranks fit
+// the compilers' constant evaluation limits). At run time estimate() reads the schedule
+// through function pointers (WalkScheduleRef), so the evaluation is compiled once per
+// topology type, whatever the schedule; a selection at run time (select(), a collective
+// called without an algorithm) walks every rank, whose one body per topology type is
+// smaller still to compile, and whose models (the transports': crossbar, lanes, ...) the
+// evaluation by classes does not cover anyway. The walk collects a step's messages in one flat list and routes them
 // on the topology (routes.hpp: routes from the topology's structure, loads counted only
 // in steps that share a link).
 
@@ -192,14 +195,16 @@ struct ReportSum {
 namespace detail {
 /// estimate() read by classes: a step whose symmetry the schedule states is visited once
 /// per class (symmetric_cost.hpp), every other step rank by rank. The same CostReport as
-/// estimate_every_rank(), bit for bit; what estimate() runs in constant evaluation.
-template <schedule S, topology T>
-constexpr CostReport estimate_by_classes(const S& s, const T& topo, const CostModel& model, double m)
+/// estimate_every_rank(), bit for bit (S: a schedule or a WalkScheduleRef).
+template <class S, topology T>
+constexpr CostReport estimate_by_classes_of(const S& s, const T& topo, const CostModel& model, double m)
 {
   detail::check_estimate_args(s, topo, model, m);
   detail::MessageStep<T> step(topo, model, m);
   detail::ReportSum sum;
-  if constexpr (symmetric_schedule<S>) {
+  if constexpr (requires(std::size_t k) {
+                  { s.symmetry(k) } -> std::convertible_to<Symmetry>;
+                }) {
     detail::SymmetricCost<T> sym(topo, model, m, step);
     for (std::size_t k = 0; k < s.num_steps(); ++k) {
       detail::StepTally t;
@@ -211,6 +216,23 @@ constexpr CostReport estimate_by_classes(const S& s, const T& topo, const CostMo
   }
   return sum.done(m);
 }
+
+/// estimate_by_classes_of() of a schedule: what estimate() runs in constant evaluation.
+template <schedule S, topology T>
+constexpr CostReport estimate_by_classes(const S& s, const T& topo, const CostModel& model, double m)
+{
+  return estimate_by_classes_of(s, topo, model, m);
+}
+
+template <class T>
+class WalkScheduleRef;
+
+template <class T>
+CostReport estimate_by_classes_at_run_time(const WalkScheduleRef<T>& s, const T& topo, const CostModel& model,
+                                           double m);
+
+template <class T>
+struct walk_topology;
 } // namespace detail
 
 template <schedule S, topology T>
@@ -221,18 +243,23 @@ constexpr CostReport estimate_every_rank(const S& s, const T& topo, const CostMo
 /// schedule's blocks are its pieces: pass the piece size). See the top of this header for
 /// the rules. Requirements: model valid (CostModel::validated), 0 <= m <= max_block_words,
 /// s.size() == topo.size(); std::invalid_argument otherwise (a compile error in constant
-/// evaluation). Cost: in constant evaluation, for a step whose symmetry the schedule
-/// states, one visit per class (a few) and, on a network its translations preserve,
-/// O(messages of a class) work; at run time, and for every other step, O(messages x hops)
-/// time (estimate_every_rank: the same result, and one estimator per topology type for a
-/// caller to compile); O(p + links) memory; no O(p^2).
+/// evaluation). Cost: for a step whose symmetry the schedule states, one visit per class
+/// (a few) and, on a network its translations preserve, O(messages of a class) work; for
+/// every other step O(messages x hops) time (every rank visited); O(p + links) memory; no
+/// O(p^2). At run time the evaluation is compiled once per topology type, whatever the
+/// schedule (the schedule is read through function pointers).
 template <schedule S, topology T>
 constexpr CostReport estimate(const S& s, const T& topo, const CostModel& model, double m)
 {
   // The builtin, not std::is_constant_evaluated(): folded by the front end even at -O0, so
-  // a run-time caller does not emit the evaluation by classes.
+  // a run-time caller does not emit the typed evaluation by classes.
   if (__builtin_is_constant_evaluated()) return detail::estimate_by_classes(s, topo, model, m);
-  return estimate_every_rank(s, topo, model, m);
+  if constexpr (symmetric_schedule<S>) {
+    using W = typename detail::walk_topology<T>::type;
+    return detail::estimate_by_classes_at_run_time(detail::WalkScheduleRef<W>::with_symmetry(s), W(topo), model, m);
+  } else {
+    return estimate_every_rank(s, topo, model, m);
+  }
 }
 
 namespace detail {
@@ -245,13 +272,31 @@ namespace detail {
 /// walk: the counts the walk adds up are the same in any order of sends, receives and
 /// local ops, and each kind keeps its order. (Constant evaluation cannot cast from void*:
 /// it keeps the typed path.)
+/// s->symmetry(k) for the schedule type S behind `s` (WalkScheduleRef's view of it).
+template <class S>
+Symmetry symmetry_thunk(const void* s, std::size_t k)
+{
+  return static_cast<const S*>(s)->symmetry(k);
+}
+
 template <class T>
 class WalkScheduleRef {
 public:
+  /// Schedule s, read rank by rank (symmetry() states none: a selection's walk does not
+  /// compile the schedules' symmetry()).
   template <class S>
   explicit WalkScheduleRef(const S& s)
     : object_(&s), size_(s.size()), steps_(s.num_steps()), visit_(&visit_thunk<S>)
   {
+  }
+  /// Schedule s with the symmetry it states (S: a symmetric_schedule), for the evaluation
+  /// by classes.
+  template <class S>
+  static WalkScheduleRef with_symmetry(const S& s)
+  {
+    WalkScheduleRef ref(s);
+    ref.symmetry_ = &symmetry_thunk<S>;
+    return ref;
   }
   /// A schedule already seen through its visit (a schedule of `size` ranks and `steps` steps).
   WalkScheduleRef(const void* object, std::size_t size, std::size_t steps,
@@ -261,10 +306,15 @@ public:
   }
   std::size_t size() const { return size_; }
   std::size_t num_steps() const { return steps_; }
-  void visit(std::size_t r, std::size_t step, WalkVisitor<T>& v) const
+  /// The schedule's symmetry of step k; none stated when the schedule states none (the
+  /// evaluation by classes then walks the step rank by rank).
+  Symmetry symmetry(std::size_t k) const { return symmetry_ != nullptr ? symmetry_(object_, k) : Symmetry{}; }
+  template <class V>
+  void visit(std::size_t r, std::size_t step, V& v) const
   {
     // One rank's step; the thread's lists keep their capacity, so a warmed-up thread's
-    // estimates allocate nothing here (the walk visits ranks one at a time, never nested).
+    // estimates allocate nothing here (the estimates visit ranks one at a time, never
+    // nested).
     static thread_local StepOps ops;
     ops.sends.clear();
     ops.recvs.clear();
@@ -279,6 +329,7 @@ private:
   const void* object_;
   std::size_t size_, steps_;
   void (*visit_)(const void*, std::size_t, std::size_t, StepOps&);
+  Symmetry (*symmetry_)(const void*, std::size_t) = nullptr;
 };
 
 /// estimate_every_rank()'s body, for a schedule or a WalkScheduleRef. With a finite
@@ -334,6 +385,18 @@ CostReport walk_every_rank_at_run_time(const WalkScheduleRef<T>& s, const T& top
                                        double beyond)
 {
   return walk_every_rank(s, topo, model, m, beyond);
+}
+
+/// estimate() at run time: the evaluation by classes, one body per topology type for
+/// every schedule (it reads the schedule through WalkScheduleRef's visit and symmetry), so
+/// that run-time estimates of large symmetric schedules take milliseconds instead of a
+/// walk of every message, and a caller compiles it once, not once per schedule type (not
+/// inline: the compiled mode compiles it once for the library's dynamic topologies).
+template <class T>
+CostReport estimate_by_classes_at_run_time(const WalkScheduleRef<T>& s, const T& topo, const CostModel& model,
+                                           double m)
+{
+  return estimate_by_classes_of(s, topo, model, m);
 }
 
 } // namespace detail
