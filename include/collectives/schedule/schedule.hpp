@@ -244,7 +244,10 @@ struct RankClass {
 /// blocks, and receives that combine). Classes do not overlap, a class lists no rank twice,
 /// and ranks in no class do nothing in step k; a class of no member (a count of 0) is
 /// ignored. A default Symmetry (stated() false) says nothing: the estimate visits every
-/// rank of that step.
+/// rank of that step. The estimate trusts what is stated, in constant evaluation and at
+/// run time (estimate()); estimate_every_rank() visits every rank whatever the schedule
+/// states: compare the two to check a schedule's symmetry (tests/unit/cost_symmetry.cpp
+/// does, for the library's schedules).
 struct Symmetry {
   static constexpr std::size_t max_classes = 4;
 
