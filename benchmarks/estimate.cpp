@@ -19,9 +19,9 @@
 //            stay comparable from build to build). Personalized exchanges on the large
 //            rings and tori take long: combine with --max-p or --filter.
 //     --select: instead, the run-time selection a collective called without an algorithm
-//            makes when its communicator has no pick for the problem (select<C>() at run
-//            time: every fitting candidate estimated on every rank), in microseconds a
-//            selection, for small problems on rings of 2, 8 and 32 ranks, under
+//            makes when its communicator has no pick for the problem (with_selected<C>():
+//            every fitting candidate walked rank by rank until it cannot win), in
+//            microseconds a selection, for small problems on rings of 2, 8 and 32 ranks, under
 //            default_cost_model and under the threads transport's model on this machine
 //            (threads::Team(p).cost_model()).
 
@@ -165,8 +165,9 @@ void run_all(const Options& opt, const T& topo, bool long_routes_ok)
   run(opt, reduce_scatter_algorithm::recursive_halving, topo, m);
 }
 
-/// Microseconds a run-time select<C>() takes on a ring of p under `model` (the best of
-/// five rounds; problems of 1 and 2 words in turn, as a loop over sizes would ask).
+/// Microseconds the selection of a collective called without an algorithm takes on a ring
+/// of p under `model` (with_selected<C>(); the best of five rounds; problems of 1 and 2
+/// words in turn, as a loop over sizes would ask).
 template <Collective C>
 double select_us(std::size_t p, const CostModel& model, double min_time)
 {
@@ -181,7 +182,7 @@ double select_us(std::size_t p, const CostModel& model, double min_time)
     do {
       for (int i = 0; i < calls; ++i, ++made) {
         problem.m = 1 + (made & 1);
-        sink += select<C>(ring, model, problem).time;
+        sink += with_selected<C>(ring, model, problem, [](auto) {}).time;
       }
       spent = std::chrono::duration<double>(Clock::now() - start).count();
     } while (spent < min_time / 5);
@@ -193,7 +194,8 @@ double select_us(std::size_t p, const CostModel& model, double min_time)
 
 void run_select(const Options& opt)
 {
-  std::printf("select<C>() at run time on Ring<>{p}: microseconds a selection (best of 5 rounds)\n\n");
+  std::printf("with_selected<C>() (a default call's selection) on Ring<>{p}: microseconds a selection (best of 5 "
+              "rounds)\n\n");
   std::printf("| model | p | allreduce | broadcast | alltoall |\n|---|--:|--:|--:|--:|\n");
   for (const bool threads : {false, true})
     for (const std::size_t p : {2u, 8u, 32u}) {

@@ -35,7 +35,7 @@
   template CostReport detail::walk_every_rank_at_run_time<__VA_ARGS__>(                                   \
     const detail::WalkScheduleRef<__VA_ARGS__>&, const __VA_ARGS__&, const CostModel&, double, double);  \
   template CostReport detail::estimate_by_classes_at_run_time<__VA_ARGS__>(                               \
-    const detail::WalkScheduleRef<__VA_ARGS__>&, const __VA_ARGS__&, const CostModel&, double);
+    const detail::WalkScheduleRef<__VA_ARGS__>&, const __VA_ARGS__&, const CostModel&, double, double);
 namespace collectives {
 COLLECTIVES_LIBRARY_SCHEDULES(COLLECTIVES_DETAIL_DEFINE_VISIT)
 COLLECTIVES_LIBRARY_WALK_TOPOLOGIES(COLLECTIVES_DETAIL_DEFINE_WALK)

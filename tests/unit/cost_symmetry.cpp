@@ -132,18 +132,23 @@ void check_collective(const T& topo, const N& net, const CostModel& model, const
 
 /// select() as constant evaluation runs it (symmetric estimates; the candidate of fewest
 /// steps first, the others abandoned once they cannot win) against select() at run time
-/// (every rank visited, every candidate finished): the same pick and time, ties included.
+/// (every rank visited, every candidate finished): the same pick and time, ties included;
+/// and select() at run time (by classes through WalkScheduleRef) against the walk.
 template <Collective C, class T>
 void check_select_by_classes(const T& topo, const CostModel& model, const Problem& problem)
 {
   constexpr auto candidates = detail::candidates_for<C, T>();
   const Selection got = detail::select_among<true>(candidates, topo, model, problem);
   const Selection want = detail::select_among<false>(candidates, topo, model, problem);
+  const Selection erased = detail::select_among<false, true>(candidates, topo, model, problem);
   INFO(std::string(collective_name(C)) << " on " << describe(topo) << ", root " << problem.root << ", t_s "
                                        << model.t_s << ", t_w " << model.t_w);
   CHECK(got.index == want.index);
   CHECK(got.time == want.time);
   CHECK(got.candidates == want.candidates);
+  CHECK(erased.index == want.index);
+  CHECK(erased.time == want.time);
+  CHECK(erased.candidates == want.candidates);
 }
 
 template <class T, class N, std::size_t... I>
@@ -162,10 +167,13 @@ void check_every_collective(const T& topo, const N& net, std::index_sequence<I..
     for (std::size_t root : {std::size_t{0}, topo.size() - 1})
       (check_collective<all_collectives[I]>(topo, net, model, Problem{96, root, 3, true, true}, compared), ...);
   // Selection, on the schedules' own network (rings, hypercubes and 2-D meshes: each type
-  // instantiates every candidate's estimate by classes again); start-ups only make ties.
+  // instantiates every candidate's estimate by classes again); start-ups only make ties;
+  // a shared-memory model, which select() at run time walks step by step.
   if constexpr (std::is_same_v<T, N> &&
                 (std::is_same_v<T, Ring<>> || std::is_same_v<T, Hypercube<>> || std::is_same_v<T, Mesh<>>))
-    for (const CostModel& model : {symmetry_models[0], symmetry_models[3], CostModel{.t_s = 1}})
+    for (const CostModel& model : {symmetry_models[0], symmetry_models[3], CostModel{.t_s = 1},
+                                   CostModel{.t_s = 1, .t_w = 1e-3, .half_duplex = true, .lanes = 2, .t_sync = 0.5,
+                                             .crossbar = true}})
       for (std::size_t root : {std::size_t{0}, topo.size() - 1})
         for (bool commutative : {true, false})
           (check_select_by_classes<all_collectives[I]>(topo, model, Problem{96, root, 3, commutative, false}), ...);

@@ -195,9 +195,11 @@ struct ReportSum {
 namespace detail {
 /// estimate() read by classes: a step whose symmetry the schedule states is visited once
 /// per class (symmetric_cost.hpp), every other step rank by rank. The same CostReport as
-/// estimate_every_rank(), bit for bit (S: a schedule or a WalkScheduleRef).
+/// estimate_every_rank(), bit for bit (S: a schedule or a WalkScheduleRef). With a finite
+/// `beyond`, it stops at the first step whose time so far exceeds it, as walk_every_rank.
 template <class S, topology T>
-constexpr CostReport estimate_by_classes_of(const S& s, const T& topo, const CostModel& model, double m)
+constexpr CostReport estimate_by_classes_of(const S& s, const T& topo, const CostModel& model, double m,
+                                            double beyond = std::numeric_limits<double>::infinity())
 {
   detail::check_estimate_args(s, topo, model, m);
   detail::MessageStep<T> step(topo, model, m);
@@ -206,13 +208,14 @@ constexpr CostReport estimate_by_classes_of(const S& s, const T& topo, const Cos
                   { s.symmetry(k) } -> std::convertible_to<Symmetry>;
                 }) {
     detail::SymmetricCost<T> sym(topo, model, m, step);
-    for (std::size_t k = 0; k < s.num_steps(); ++k) {
+    for (std::size_t k = 0; k < s.num_steps() && !(sum.report.time > beyond); ++k) {
       detail::StepTally t;
       if (!sym.step(s, k, t)) t = detail::walk_step(s, k, step);
       sum.add(t);
     }
   } else {
-    for (std::size_t k = 0; k < s.num_steps(); ++k) sum.add(detail::walk_step(s, k, step));
+    for (std::size_t k = 0; k < s.num_steps() && !(sum.report.time > beyond); ++k)
+      sum.add(detail::walk_step(s, k, step));
   }
   return sum.done(m);
 }
@@ -229,7 +232,7 @@ class WalkScheduleRef;
 
 template <class T>
 CostReport estimate_by_classes_at_run_time(const WalkScheduleRef<T>& s, const T& topo, const CostModel& model,
-                                           double m);
+                                           double m, double beyond);
 
 template <class T>
 struct walk_topology;
@@ -256,7 +259,8 @@ constexpr CostReport estimate(const S& s, const T& topo, const CostModel& model,
   if (__builtin_is_constant_evaluated()) return detail::estimate_by_classes(s, topo, model, m);
   if constexpr (symmetric_schedule<S>) {
     using W = typename detail::walk_topology<T>::type;
-    return detail::estimate_by_classes_at_run_time(detail::WalkScheduleRef<W>::with_symmetry(s), W(topo), model, m);
+    return detail::estimate_by_classes_at_run_time(detail::WalkScheduleRef<W>::with_symmetry(s), W(topo), model, m,
+                                                   std::numeric_limits<double>::infinity());
   } else {
     return estimate_every_rank(s, topo, model, m);
   }
@@ -394,9 +398,9 @@ CostReport walk_every_rank_at_run_time(const WalkScheduleRef<T>& s, const T& top
 /// inline: the compiled mode compiles it once for the library's dynamic topologies).
 template <class T>
 CostReport estimate_by_classes_at_run_time(const WalkScheduleRef<T>& s, const T& topo, const CostModel& model,
-                                           double m)
+                                           double m, double beyond)
 {
-  return estimate_by_classes_of(s, topo, model, m);
+  return estimate_by_classes_of(s, topo, model, m, beyond);
 }
 
 } // namespace detail
@@ -427,6 +431,22 @@ double time_unless_beyond(const S& s, const T& topo, const CostModel& model, dou
   detail::check_estimate_args(s, topo, model, m);
   using W = detail::walk_topology_t<T>;
   return detail::walk_every_rank_at_run_time(detail::WalkScheduleRef<W>(s), W(topo), model, m, beyond).time;
+}
+
+/// time_unless_beyond() read by classes when the schedule states its symmetry (what a
+/// select() at run time runs: the same times, bit for bit, and the pick; the evaluation is
+/// compiled once per topology type).
+template <schedule S, topology T>
+double time_by_classes_unless_beyond(const S& s, const T& topo, const CostModel& model, double m, double beyond)
+{
+  if constexpr (symmetric_schedule<S>) {
+    using W = detail::walk_topology_t<T>;
+    return detail::estimate_by_classes_at_run_time(detail::WalkScheduleRef<W>::with_symmetry(s), W(topo), model, m,
+                                                   beyond)
+      .time;
+  } else {
+    return time_unless_beyond(s, topo, model, m, beyond);
+  }
 }
 } // namespace detail
 

@@ -133,7 +133,10 @@ constexpr std::size_t messages_of_busiest(const S& s)
 /// bit), so that run-time callers (select() at run time, a collective called without an
 /// algorithm) do not compile the symmetric estimate for every schedule and topology type.
 /// `allowed` (without Symmetric): only the candidates whose bit is set, by position, compete.
-template <bool Symmetric, topology T, class... A>
+/// `ByClasses` (without Symmetric): a candidate that states its symmetry is estimated by
+/// classes through WalkScheduleRef (time_by_classes_unless_beyond: the same times), what
+/// select() at run time does; a collective called without an algorithm walks every rank.
+template <bool Symmetric, bool ByClasses = false, topology T, class... A>
 constexpr Selection select_among(const boost::hana::tuple<A...>& candidates, const T& topo, const CostModel& model,
                                  const Problem& problem, std::uint64_t allowed = ~std::uint64_t{0})
 {
@@ -194,8 +197,10 @@ constexpr Selection select_among(const boost::hana::tuple<A...>& candidates, con
   std::size_t seed = Selection::npos;
   // (One lambda for both uses of a candidate's estimate: one instantiation per candidate.)
   const auto time_of = [&](auto tag, double beyond) {
-    return with_schedule(tag, topo, problem,
-                         [&](const auto& sched, double m) { return time_unless_beyond(sched, topo, model, m, beyond); });
+    return with_schedule(tag, topo, problem, [&](const auto& sched, double m) {
+      if constexpr (ByClasses) return time_by_classes_unless_beyond(sched, topo, model, m, beyond);
+      else return time_unless_beyond(sched, topo, model, m, beyond);
+    });
   };
   if constexpr (!Symmetric) {
     std::size_t at = 0, fewest = 0;
@@ -261,11 +266,15 @@ constexpr Selection select_among(const boost::hana::tuple<A...>& candidates, con
 /// constexpr: with a static topology and a constexpr model it runs at compile time (on
 /// large topologies too: in constant evaluation the estimate reads the schedules'
 /// symmetry, and a candidate shown to cost more than another is not worked out).
-/// At run time every candidate's estimate visits every rank, through one estimator per
-/// topology type (estimate_every_rank: the same times, bit for bit), which keeps the code
-/// a caller compiles small. Requirements: some candidate fits (a compile error when none
-/// can by type; else std::invalid_argument), a valid model, m and root. Cost: at run time
-/// one estimate per fitting candidate; in constant evaluation at most that, usually less.
+/// At run time every candidate's estimate reads the schedule through function pointers
+/// (estimate() at run time: by classes where the schedule states its symmetry, the same
+/// times, bit for bit), one evaluation per topology type for a caller to compile; the
+/// candidate of fewest steps is estimated first, and every other stops once it costs more
+/// than the best so far. (A collective called without an algorithm selects the same way
+/// but visits every rank, which is smaller to compile: with_selected() does the same.)
+/// Requirements: some candidate fits (a compile error when none can by type; else
+/// std::invalid_argument), a valid model, m and root. Cost: at run time at most one
+/// estimate per fitting candidate; in constant evaluation at most that, usually less.
 template <topology T, class... A>
 constexpr Selection select(const boost::hana::tuple<A...>& candidates, const T& topo, const CostModel& model,
                            const Problem& problem)
@@ -273,7 +282,7 @@ constexpr Selection select(const boost::hana::tuple<A...>& candidates, const T& 
   // The builtin, not std::is_constant_evaluated(): folded by the front end even at -O0, so
   // a run-time caller does not emit the symmetric path.
   if (__builtin_is_constant_evaluated()) return detail::select_among<true>(candidates, topo, model, problem);
-  return detail::select_among<false>(candidates, topo, model, problem);
+  return detail::select_among<false, true>(candidates, topo, model, problem);
 }
 
 /// select() over collective C's algorithms (algorithms<C>).
