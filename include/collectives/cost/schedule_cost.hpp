@@ -30,11 +30,11 @@
 // other step gets (issue #12: this is what makes compile-time selection on 1024 ranks fit
 // the compilers' constant evaluation limits). At run time estimate() reads the schedule
 // through function pointers (WalkScheduleRef), so the evaluation is compiled once per
-// topology type, whatever the schedule; a selection at run time (select(), a collective
-// called without an algorithm) walks every rank, whose one body per topology type is
+// topology type, whatever the schedule, and so does select() at run time; a collective
+// called without an algorithm walks every rank, whose one body per topology type is
 // smaller still to compile, and whose models (the transports': crossbar, lanes, ...) the
-// evaluation by classes does not cover anyway. The walk collects a step's messages in one flat list and routes them
-// on the topology (routes.hpp: routes from the topology's structure, loads counted only
+// evaluation by classes does not cover anyway. The walk collects a step's messages in one
+// flat list and routes them on the topology (routes.hpp: routes from the topology's structure, loads counted only
 // in steps that share a link).
 
 #include <collectives/cost/model.hpp>
@@ -227,15 +227,10 @@ constexpr CostReport estimate_by_classes(const S& s, const T& topo, const CostMo
   return estimate_by_classes_of(s, topo, model, m);
 }
 
-template <class T>
-class WalkScheduleRef;
-
-template <class T>
-CostReport estimate_by_classes_at_run_time(const WalkScheduleRef<T>& s, const T& topo, const CostModel& model,
-                                           double m, double beyond);
-
-template <class T>
-struct walk_topology;
+/// The evaluation by classes of schedule s at run time, through WalkScheduleRef (defined
+/// below): what estimate() and select() run there.
+template <schedule S, topology T>
+CostReport by_classes_at_run_time(const S& s, const T& topo, const CostModel& model, double m, double beyond);
 } // namespace detail
 
 template <schedule S, topology T>
@@ -257,25 +252,14 @@ constexpr CostReport estimate(const S& s, const T& topo, const CostModel& model,
   // The builtin, not std::is_constant_evaluated(): folded by the front end even at -O0, so
   // a run-time caller does not emit the typed evaluation by classes.
   if (__builtin_is_constant_evaluated()) return detail::estimate_by_classes(s, topo, model, m);
-  if constexpr (symmetric_schedule<S>) {
-    using W = typename detail::walk_topology<T>::type;
-    return detail::estimate_by_classes_at_run_time(detail::WalkScheduleRef<W>::with_symmetry(s), W(topo), model, m,
-                                                   std::numeric_limits<double>::infinity());
-  } else {
+  if constexpr (symmetric_schedule<S>)
+    return detail::by_classes_at_run_time(s, topo, model, m, std::numeric_limits<double>::infinity());
+  else
     return estimate_every_rank(s, topo, model, m);
-  }
 }
 
 namespace detail {
 
-/// A schedule seen through a function pointer, for the rank-by-rank walk: at run time
-/// every schedule is walked by one body per topology type, so a translation unit that
-/// selects among many algorithms compiles the walk once, not once per candidate. A rank's
-/// step is collected through visit_thunk (the executor's visit of the schedule, which such
-/// a translation unit compiles anyway to run the candidate it picks) and replayed into the
-/// walk: the counts the walk adds up are the same in any order of sends, receives and
-/// local ops, and each kind keeps its order. (Constant evaluation cannot cast from void*:
-/// it keeps the typed path.)
 /// s->symmetry(k) for the schedule type S behind `s` (WalkScheduleRef's view of it).
 template <class S>
 Symmetry symmetry_thunk(const void* s, std::size_t k)
@@ -283,6 +267,14 @@ Symmetry symmetry_thunk(const void* s, std::size_t k)
   return static_cast<const S*>(s)->symmetry(k);
 }
 
+/// A schedule seen through function pointers, for the estimates at run time: every
+/// schedule is walked (and evaluated by classes) by one body per topology type, so a
+/// translation unit that selects among many algorithms compiles the walk once, not once
+/// per candidate. A rank's step is collected through visit_thunk (the executor's visit of
+/// the schedule, which such a translation unit compiles anyway to run the candidate it
+/// picks) and replayed into the visitor: the counts the estimates add up are the same in
+/// any order of sends, receives and local ops, and each kind keeps its order. (Constant
+/// evaluation cannot cast from void*: it keeps the typed path.)
 template <class T>
 class WalkScheduleRef {
 public:
@@ -439,14 +431,15 @@ double time_unless_beyond(const S& s, const T& topo, const CostModel& model, dou
 template <schedule S, topology T>
 double time_by_classes_unless_beyond(const S& s, const T& topo, const CostModel& model, double m, double beyond)
 {
-  if constexpr (symmetric_schedule<S>) {
-    using W = detail::walk_topology_t<T>;
-    return detail::estimate_by_classes_at_run_time(detail::WalkScheduleRef<W>::with_symmetry(s), W(topo), model, m,
-                                                   beyond)
-      .time;
-  } else {
-    return time_unless_beyond(s, topo, model, m, beyond);
-  }
+  if constexpr (symmetric_schedule<S>) return by_classes_at_run_time(s, topo, model, m, beyond).time;
+  else return time_unless_beyond(s, topo, model, m, beyond);
+}
+
+template <schedule S, topology T>
+CostReport by_classes_at_run_time(const S& s, const T& topo, const CostModel& model, double m, double beyond)
+{
+  using W = walk_topology_t<T>;
+  return estimate_by_classes_at_run_time(WalkScheduleRef<W>::with_symmetry(s), W(topo), model, m, beyond);
 }
 } // namespace detail
 
