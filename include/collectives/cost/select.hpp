@@ -127,6 +127,41 @@ constexpr std::size_t messages_of_busiest(const S& s)
   return count.n;
 }
 
+/// The position in `candidates` of the candidate of least measure(tag, position, least),
+/// where `least` is the least measure so far (npos before any) and measure gives std::nullopt
+/// for a candidate that does not take part; ties go to the earlier one; npos when none
+/// takes part. Only the candidates topology type T allows are measured. (select()'s seed:
+/// the candidate worked out first.)
+template <class T, class... A, class Measure>
+constexpr std::size_t least_candidate(const boost::hana::tuple<A...>& candidates, Measure&& measure)
+{
+  std::size_t at = 0, best = Selection::npos, least = Selection::npos;
+  boost::hana::for_each(candidates, [&](auto tag) {
+    if constexpr (fits_topology_type<decltype(tag), T>) {
+      const std::optional<std::size_t> w = measure(tag, at, least);
+      if (w && (best == Selection::npos || *w < least)) {
+        best = at;
+        least = *w;
+      }
+    }
+    ++at;
+  });
+  return best;
+}
+
+/// f(tag) for the candidate at position `index` of `candidates`, if topology type T allows
+/// it (nothing for npos).
+template <class T, class... A, class F>
+constexpr void with_candidate_at(const boost::hana::tuple<A...>& candidates, std::size_t index, F&& f)
+{
+  std::size_t at = 0;
+  boost::hana::for_each(candidates, [&](auto tag) {
+    if constexpr (fits_topology_type<decltype(tag), T>)
+      if (at == index) f(tag);
+    ++at;
+  });
+}
+
 /// select(): with `Symmetric` (constant evaluation) the estimates read the schedules'
 /// symmetry and candidates that cannot win are bounded, not worked out; without, every
 /// candidate's estimate visits every rank (estimate_every_rank: the same times, bit for
@@ -160,32 +195,17 @@ constexpr Selection select_among(const boost::hana::tuple<A...>& candidates, con
         if constexpr (symmetric_schedule<decltype(Tag::schedule(topo, problem))>)
           any_symmetric = any_symmetric || fits(tag, topo, problem);
     });
-    std::size_t at = 0, least = 0;
-    boost::hana::for_each(candidates, [&](auto tag) {
-      using Tag = decltype(tag);
-      if constexpr (fits_topology_type<Tag, T>) {
-        using S = decltype(Tag::schedule(topo, problem));
-        if ((symmetric_schedule<S> || !any_symmetric) && fits(tag, topo, problem)) {
-          const S s = Tag::schedule(topo, problem);
-          // (Counted only for a candidate of fewer steps than the least work so far.)
-          std::size_t work = s.num_steps();
-          if (first == Selection::npos || work < least) work *= std::max<std::size_t>(1, detail::messages_of_busiest(s));
-          if (first == Selection::npos || work < least) {
-            first = at;
-            least = work;
-          }
-        }
-      }
-      ++at;
+    first = least_candidate<T>(candidates, [&](auto tag, std::size_t, std::size_t least) -> std::optional<std::size_t> {
+      using S = decltype(decltype(tag)::schedule(topo, problem));
+      if (!((symmetric_schedule<S> || !any_symmetric) && fits(tag, topo, problem))) return std::nullopt;
+      const S s = decltype(tag)::schedule(topo, problem);
+      // (Counted only for a candidate of fewer steps than the least work so far.)
+      const std::size_t steps = s.num_steps();
+      return steps < least ? steps * std::max<std::size_t>(1, detail::messages_of_busiest(s)) : steps;
     });
-    at = 0;
-    boost::hana::for_each(candidates, [&](auto tag) {
-      using Tag = decltype(tag);
-      if constexpr (fits_topology_type<Tag, T>)
-        if (at == first)
-          first_time = *detail::predict_unless_beyond(tag, topo, model, problem,
-                                                      std::numeric_limits<double>::infinity(), true);
-      ++at;
+    with_candidate_at<T>(candidates, first, [&](auto tag) {
+      first_time =
+        *detail::predict_unless_beyond(tag, topo, model, problem, std::numeric_limits<double>::infinity(), true);
     });
   }
   // Without Symmetric (at run time), the fitting candidate of fewest steps is estimated
@@ -203,27 +223,13 @@ constexpr Selection select_among(const boost::hana::tuple<A...>& candidates, con
     });
   };
   if constexpr (!Symmetric) {
-    std::size_t at = 0, fewest = 0;
-    boost::hana::for_each(candidates, [&](auto tag) {
-      using Tag = decltype(tag);
-      if constexpr (fits_topology_type<Tag, T>) {
-        if ((at >= 64 || ((allowed >> at) & 1) != 0) && fits(tag, topo, problem)) {
-          require_root(Tag::collective, topo, problem); // (before a schedule is built)
-          const std::size_t steps = Tag::schedule(topo, problem).num_steps();
-          if (seed == Selection::npos || steps < fewest) {
-            seed = at;
-            fewest = steps;
-          }
-        }
-      }
-      ++at;
+    seed = least_candidate<T>(candidates, [&](auto tag, std::size_t at, std::size_t) -> std::optional<std::size_t> {
+      if (!((at >= 64 || ((allowed >> at) & 1) != 0) && fits(tag, topo, problem))) return std::nullopt;
+      require_root(decltype(tag)::collective, topo, problem); // (before a schedule is built)
+      return decltype(tag)::schedule(topo, problem).num_steps();
     });
-    at = 0;
-    boost::hana::for_each(candidates, [&](auto tag) {
-      if constexpr (fits_topology_type<decltype(tag), T>)
-        if (at == seed) seed_time = time_of(tag, std::numeric_limits<double>::infinity());
-      ++at;
-    });
+    with_candidate_at<T>(candidates, seed,
+                         [&](auto tag) { seed_time = time_of(tag, std::numeric_limits<double>::infinity()); });
   }
   struct State {
     std::size_t at = 0;
