@@ -5,7 +5,7 @@
 #   collectives_add_header_check(<target> HEADERS <hdr>... LINK <lib>...)
 #   collectives_add_mpi_test(<name> <source> [NPROCS <n>...] [TCP_NPROCS <n>...]
 #                            [LIBRARIES <lib>...] [NO_MAIN] [TIMEOUT <seconds>])
-#   collectives_add_consumer_test(<name> SOURCE_DIR <dir> [FIXTURES_REQUIRED <f>...]
+#   collectives_add_consumer_test(<name> SOURCE_DIR <dir> [HEADER_ONLY] [FIXTURES_REQUIRED <f>...]
 #                                 [CONFIGURE_ARGS <arg>...])
 #
 # Every target built by these helpers links collectives_warnings
@@ -314,10 +314,11 @@ endfunction()
 # ---------------------------------------------------------------------------
 # Consumer projects: configure, build and run the CMake project in SOURCE_DIR
 # as a separate build (same generator, compiler and flags), as three tests chained
-# by fixtures:  consumer.<name>.configure -> .build -> .run
+# by fixtures:  consumer.<name>.configure -> .build -> .run (and .run_compiled, the
+# project's consumer_compiled on collectives::compiled, unless HEADER_ONLY)
 # ---------------------------------------------------------------------------
 function(collectives_add_consumer_test name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "SOURCE_DIR" "FIXTURES_REQUIRED;CONFIGURE_ARGS")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "HEADER_ONLY" "SOURCE_DIR" "FIXTURES_REQUIRED;CONFIGURE_ARGS")
   set(bin "${CMAKE_BINARY_DIR}/consumers/${name}")
   set(prefix consumer.${name})
 
@@ -350,12 +351,16 @@ function(collectives_add_consumer_test name)
     FIXTURES_REQUIRED "${arg_FIXTURES_REQUIRED};${prefix}.configured"
     FIXTURES_SETUP ${prefix}.built)
 
+  set(runs ${prefix}.run)
   add_test(NAME ${prefix}.run COMMAND "${bin}/consumer")
-  add_test(NAME ${prefix}.run_compiled COMMAND "${bin}/consumer_compiled") # collectives::compiled
-  set_tests_properties(${prefix}.run ${prefix}.run_compiled PROPERTIES
+  if(NOT arg_HEADER_ONLY)
+    add_test(NAME ${prefix}.run_compiled COMMAND "${bin}/consumer_compiled") # collectives::compiled
+    list(APPEND runs ${prefix}.run_compiled)
+  endif()
+  set_tests_properties(${runs} PROPERTIES
     FIXTURES_REQUIRED "${arg_FIXTURES_REQUIRED};${prefix}.built")
 
-  set_tests_properties(${prefix}.configure ${prefix}.build ${prefix}.run ${prefix}.run_compiled PROPERTIES
+  set_tests_properties(${prefix}.configure ${prefix}.build ${runs} PROPERTIES
     LABELS consumer
     TIMEOUT 600)
 endfunction()

@@ -56,7 +56,7 @@ struct Builders {
 /// select_among<false>(algorithms<C>, ...)'s pick, over the schedules the builders make:
 /// the same estimates (estimate_every_rank's walk), the same ties (to the earlier), the
 /// same errors, the same early stop of a candidate dearer than the best so far; no estimate
-/// is compiled per schedule type (tests/separate/compiled_choice.cpp compares the picks).
+/// is compiled per schedule type (tests/separate/compiled_choice_picks.cpp compares the picks).
 template <Collective C, class W>
 std::size_t compiled_select_of(const W& topo, const CostModel& model, const Problem& problem, std::uint64_t allowed)
 {
