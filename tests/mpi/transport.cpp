@@ -353,6 +353,9 @@ TEST_CASE("a size mismatch is std::length_error naming both ranks", "[mpi][trans
     {"shorter, MPI_Sendrecv", 4, 8, INT_MAX, true, "received 4"},
     {"longer, MPI_Sendrecv", 9, 8, INT_MAX, true, "which sent more"},
     {"shorter last chunk", 6, 8, 4, false, "chunk 1 of 4 bytes"},
+    // An empty message is a request without pieces (a barrier's signal).
+    {"longer than an empty message", 8, 0, INT_MAX, false, "which sent more"},
+    {"longer than an empty message, MPI_Sendrecv", 8, 0, INT_MAX, true, "which sent more"},
   };
   for (const Case& c : cases) {
     INFO(c.name);
@@ -371,8 +374,8 @@ TEST_CASE("a size mismatch is std::length_error naming both ranks", "[mpi][trans
           const RecvRequest rcv{1, {&s0, 1}};
           ep.exchange({&snd, 1}, c.sendrecv ? std::span<const RecvRequest>(&rcv, 1) : std::span<const RecvRequest>());
         } else if (me == 1) {
-          const SendRequest snd{0, {&g1, 1}};
-          const RecvRequest rcv{0, {&s1, 1}};
+          const SendRequest snd{0, c.expected == 0 ? std::span<const ConstBytes>() : std::span<const ConstBytes>(&g1, 1)};
+          const RecvRequest rcv{0, c.expected == 0 ? std::span<const MutableBytes>() : std::span<const MutableBytes>(&s1, 1)};
           ep.exchange(c.sendrecv ? std::span<const SendRequest>(&snd, 1) : std::span<const SendRequest>(), {&rcv, 1});
         }
       } catch (const std::length_error& e) {

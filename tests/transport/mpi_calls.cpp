@@ -11,8 +11,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <thread>
 #include <vector>
@@ -191,4 +193,69 @@ TEST_CASE("mpi: every collective still matches across many calls", "[mpi][calls]
     barrier(comm);
   }
   CHECK(all_ranks(ok));
+}
+
+TEST_CASE("mpi: a call's tag is the same whether the calls before it ran or not, across the call window", "[mpi][calls]")
+{
+  // A message's tag carries its call modulo a window of calls (2^21 - 1 with Open MPI's
+  // MPI_TAG_UB). Rank 0 steps through the calls around the window's end one by one
+  // (and around twice its length); rank 1 jumps to each from call 1. Each message must
+  // carry the tag the documented layout gives (transport/mpi.hpp: call field << step bits
+  // | step, the field 1 + (call - 1) mod window), and be received.
+  const std::size_t p = world(MPI_Comm_size), me = world(MPI_Comm_rank);
+  if (p < 2) return;
+  mpi::Endpoint ep(MPI_COMM_WORLD);
+  int* ub = nullptr;
+  int found = 0;
+  MPI_Comm_get_attr(ep.native_handle(), MPI_TAG_UB, &ub, &found);
+  const long long tag_ub = found && ub != nullptr ? *ub : 32767;
+  int bits = 0;
+  while (bits < 31 && (1LL << (bits + 1)) - 1 <= tag_ub) ++bits;
+  const int step_bits = std::min(11, bits / 3);
+  const std::uint64_t window = (std::uint64_t{1} << (bits - step_bits)) - 1;
+  const auto expected_tag = [&](std::uint64_t call, std::size_t step) {
+    return static_cast<int>((1 + (call - 1) % window) << step_bits | step);
+  };
+  const auto info = [](std::uint64_t call, std::size_t step) { return StepInfo{"test", "window", call, step, 4, 8}; };
+
+  bool ok = true;
+  const std::uint64_t first = window - 2, last = 2 * window + 2;
+  std::vector<std::uint64_t> calls;
+  for (std::uint64_t c = first; c <= window + 2; ++c) calls.push_back(c);
+  for (std::uint64_t c = 2 * window - 1; c <= last; ++c) calls.push_back(c);
+  if (me == 0) {
+    for (std::uint64_t c = first - 3; c < first; ++c) ep.exchange({}, {}, info(c, 0)); // one by one from here
+    for (std::size_t k = 0; k < calls.size(); ++k) {
+      if (k > 0 && calls[k] != calls[k - 1] + 1)
+        for (std::uint64_t c = calls[k - 1] + 1; c < calls[k]; c += (calls[k] - c > 4 ? calls[k] - c - 3 : 1))
+          ep.exchange({}, {}, info(c, 0)); // a jump, then the last few calls one by one
+      const ConstBytes piece{reinterpret_cast<const std::byte*>(&calls[k]), sizeof(std::uint64_t)};
+      const SendRequest send{1, {&piece, 1}};
+      ep.exchange({&send, 1}, {}, info(calls[k], k % 3));
+    }
+  } else if (me == 1) {
+    for (std::size_t k = 0; k < calls.size(); ++k) {
+      // The message, by the tag computed here (it waits at most ten seconds for it).
+      int flag = 0;
+      MPI_Status st;
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (!flag && std::chrono::steady_clock::now() < until)
+        MPI_Iprobe(0, expected_tag(calls[k], k % 3), ep.native_handle(), &flag, &st);
+      INFO("call " << calls[k] << ", step " << k % 3 << ", window " << window);
+      CHECK(flag == 1);
+      if (!flag) {
+        ok = false;
+        break;
+      }
+      ep.exchange({}, {}, info(1, 0)); // so that the receive below finds its field afresh
+      std::uint64_t got = 0;
+      const MutableBytes piece{reinterpret_cast<std::byte*>(&got), sizeof got};
+      const RecvRequest recv{0, {&piece, 1}};
+      ep.exchange({}, {&recv, 1}, info(calls[k], k % 3));
+      ok = ok && got == calls[k];
+    }
+  }
+  const bool everywhere = all_ranks(ok);
+  CHECK(everywhere);
+  if (!everywhere) drain(ep); // collective: every rank drains
 }

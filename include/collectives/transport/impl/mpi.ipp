@@ -143,26 +143,28 @@ COLLECTIVES_DECL void Endpoint::exchange_step(std::span<const SendRequest> sends
   if (info != nullptr && info->call != 0) remember(*info);
   if (sends.empty() && recvs.empty()) return;
 
-  // The common one-port step, at most one message each way in one contiguous piece (a
-  // tree's send or receive, an exchange): skip the planning below (it is most of the
-  // transport's cost on tiny messages).
+  // The common one-port step, at most one message each way in at most one contiguous
+  // piece (a tree's send or receive, an exchange, a barrier's empty signal): skip the
+  // planning below (it is most of the transport's cost on tiny messages).
   const auto one_piece = [&](const auto& req) {
-    return req.pieces.size() == 1 && req.pieces[0].size <= options_.max_message_bytes;
+    return req.pieces.size() <= 1 && (req.pieces.empty() || req.pieces[0].size <= options_.max_message_bytes);
   };
   if (sends.size() <= 1 && recvs.size() <= 1 && (sends.empty() || one_piece(sends[0])) &&
       (recvs.empty() || one_piece(recvs[0]))) {
     chunks_.clear();
-    const auto direct = [&](std::size_t peer, const auto& piece) {
+    const auto direct = [&](const auto& req) {
       // Built in place: a Chunk written field by field and then copied whole stalls on
       // store forwarding (measured: 6 % of an 8-byte all-reduce's time).
       Chunk& c = chunks_.emplace_back();
-      c.peer = peer;
-      c.buf = const_cast<std::byte*>(piece.data);
-      c.bytes = c.msg_bytes = piece.size;
-      c.count = static_cast<int>(c.bytes);
+      c.peer = req.peer;
+      if (!req.pieces.empty()) {
+        c.buf = const_cast<std::byte*>(req.pieces[0].data);
+        c.bytes = c.msg_bytes = req.pieces[0].size;
+        c.count = static_cast<int>(c.bytes);
+      }
     };
-    if (!recvs.empty()) direct(recvs[0].peer, recvs[0].pieces[0]);
-    if (!sends.empty()) direct(sends[0].peer, sends[0].pieces[0]);
+    if (!recvs.empty()) direct(recvs[0]);
+    if (!sends.empty()) direct(sends[0]);
     post_and_wait(recvs.size());
     return;
   }

@@ -1,0 +1,174 @@
+// What the library adds to a small call over MPI, back to back (a plain MPI program, not a
+// test):
+//
+//   mpirun -n 2 ./mpi_overhead [--bytes B] [--calls N] [--rounds R]
+//
+// Each row is a loop of N calls (default 100000) with no barrier between them, so a call's
+// fixed cost is not hidden under the barrier's noise as in mpi_collectives' OSU loop. The
+// rows run interleaved in R rounds (default 7), after 1000 warm-up calls each; a row's time
+// is its best round's time per call on the slowest rank. Each row is a ratio to the row it
+// is measured against, in the same run:
+//   exchange   B bytes each way with the rank's partner (rank ^ 1): MPI_Sendrecv; the same
+//              with MPI_Irecv, MPI_Isend, MPI_Testsome and MPI_Get_count written by hand on
+//              the endpoint's communicator (what the transport calls); mpi::Endpoint::exchange
+//              with a StepInfo, as a collective's step calls it (against the hand loop).
+//   barrier, broadcast, allreduce, alltoall: Open MPI's own call; the library's default
+//              call over mpi::Endpoint (B bytes: the message, or one rank's block).
+// The exchange rows need an even number of ranks (left out otherwise). Exit status: 0, or 1
+// if a result was wrong.
+
+#include <collectives/transport/mpi.hpp>
+
+#include <collectives/collectives.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <numeric>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace collectives;
+
+struct Row {
+  std::string name;
+  std::function<void()> call;
+  int against = -1; // the row this one is a ratio to (-1: none)
+  double best = 1e300;
+};
+
+std::size_t parse_size(const char* s)
+{
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(s, &end, 10);
+  if (end == s) throw std::invalid_argument(std::string("not a number: ") + s);
+  return static_cast<std::size_t>(v * (*end == 'K' ? 1024 : *end == 'M' ? 1024 * 1024 : 1));
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+  MPI_Init(&argc, &argv);
+  int rank_i = 0, size_i = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_i);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_i);
+  const auto me = static_cast<std::size_t>(rank_i), p = static_cast<std::size_t>(size_i);
+  std::size_t bytes = 8, calls = 100000, rounds = 7;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--bytes" && i + 1 < argc) bytes = parse_size(argv[++i]);
+    else if (a == "--calls" && i + 1 < argc) calls = parse_size(argv[++i]);
+    else if (a == "--rounds" && i + 1 < argc) rounds = parse_size(argv[++i]);
+    else {
+      if (me == 0) std::fprintf(stderr, "usage: mpi_overhead [--bytes B] [--calls N] [--rounds R]\n");
+      MPI_Finalize();
+      return 2;
+    }
+  }
+  const std::size_t n = std::max<std::size_t>(1, bytes / sizeof(double)); // doubles a message
+  int wrong = 0;
+  {
+    mpi::Endpoint ep;
+    Communicator comm(ep, Ring<>{p});
+    const MPI_Comm native = ep.native_handle();
+    std::vector<double> out(n * p), in(n * p);
+    std::iota(out.begin(), out.end(), static_cast<double>(me * n * p));
+    const int count = static_cast<int>(bytes);
+    const int peer = static_cast<int>(me ^ 1);
+    std::vector<Row> rows;
+    if (p % 2 == 0) {
+      rows.push_back({"exchange: MPI_Sendrecv", [&] {
+                        MPI_Sendrecv(out.data(), count, MPI_BYTE, peer, 1, in.data(), count, MPI_BYTE, peer, 1,
+                                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                      }});
+      rows.push_back({"exchange: by hand (Irecv, Isend, Testsome)", [&] {
+                        MPI_Request r[2];
+                        MPI_Status st[2];
+                        int idx[2];
+                        MPI_Irecv(in.data(), count, MPI_BYTE, peer, 1, native, &r[0]);
+                        MPI_Isend(out.data(), count, MPI_BYTE, peer, 1, native, &r[1]);
+                        for (int open = 2; open > 0;) {
+                          int done = 0;
+                          MPI_Testsome(2, r, &done, idx, st);
+                          if (done == MPI_UNDEFINED) break;
+                          for (int k = 0; k < done; ++k) {
+                            int got = 0;
+                            if (idx[k] == 0 && (MPI_Get_count(&st[k], MPI_BYTE, &got), got != count)) wrong = 1;
+                          }
+                          open -= done;
+                        }
+                      },
+                      0});
+      rows.push_back({"exchange: mpi::Endpoint::exchange", [&] {
+                        const ConstBytes g{reinterpret_cast<const std::byte*>(out.data()), bytes};
+                        const MutableBytes m{reinterpret_cast<std::byte*>(in.data()), bytes};
+                        const SendRequest s{static_cast<std::size_t>(peer), {&g, 1}};
+                        const RecvRequest r{static_cast<std::size_t>(peer), {&m, 1}};
+                        const StepInfo info{"exchange", "by hand", ep.begin_call(), 0, 1, 1};
+                        ep.exchange({&s, 1}, {&r, 1}, info);
+                      },
+                      1});
+    }
+    auto pair = [&](const char* name, std::function<void()> native_call, std::function<void()> library_call) {
+      rows.push_back({std::string(name) + ": Open MPI", std::move(native_call)});
+      rows.push_back({std::string(name) + ": library default", std::move(library_call), static_cast<int>(rows.size()) - 1});
+    };
+    std::span<const double> one(out.data(), n);
+    std::span<double> result(in.data(), n);
+    pair("barrier", [] { MPI_Barrier(MPI_COMM_WORLD); }, [&] { barrier(comm); });
+    pair("broadcast", [&] { MPI_Bcast(in.data(), static_cast<int>(n), MPI_DOUBLE, 0, MPI_COMM_WORLD); },
+         [&] { broadcast(comm, result, 0); });
+    pair("allreduce", [&] { MPI_Allreduce(out.data(), in.data(), static_cast<int>(n), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); },
+         [&] { allreduce(comm, one, result, std::plus<>{}); });
+    pair("alltoall", [&] { MPI_Alltoall(out.data(), static_cast<int>(n), MPI_DOUBLE, in.data(), static_cast<int>(n), MPI_DOUBLE, MPI_COMM_WORLD); },
+         [&] { alltoall(comm, std::span<const double>(out), std::span<double>(in)); });
+
+    // One checked call of each library collective against Open MPI's.
+    std::vector<double> want(n * p);
+    MPI_Allreduce(out.data(), want.data(), static_cast<int>(n), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    allreduce(comm, one, result, std::plus<>{});
+    wrong |= !std::equal(want.begin(), want.begin() + static_cast<std::ptrdiff_t>(n), in.begin());
+    MPI_Alltoall(out.data(), static_cast<int>(n), MPI_DOUBLE, want.data(), static_cast<int>(n), MPI_DOUBLE, MPI_COMM_WORLD);
+    alltoall(comm, std::span<const double>(out), std::span<double>(in));
+    wrong |= want != in;
+
+    for (std::size_t r = 0; r < rounds; ++r)
+      for (Row& row : rows) {
+        for (int i = 0; i < 1000; ++i) row.call();
+        MPI_Barrier(MPI_COMM_WORLD);
+        const auto t0 = std::chrono::steady_clock::now();
+        for (std::size_t i = 0; i < calls; ++i) row.call();
+        const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
+                         static_cast<double>(calls) * 1e9;
+        double slowest = 0;
+        MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        row.best = std::min(row.best, slowest);
+      }
+    int any_wrong = 0;
+    MPI_Allreduce(&wrong, &any_wrong, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    wrong = any_wrong;
+    if (me == 0) {
+      std::printf("Back-to-back calls, p = %zu, %zu bytes, best of %zu rounds of %zu calls (slowest rank)\n\n", p,
+                  bytes, rounds, calls);
+      std::printf("| call | ns | ratio | to |\n|---|--:|--:|---|\n");
+      for (const Row& row : rows) {
+        if (row.against < 0) std::printf("| %s | %.1f | | |\n", row.name.c_str(), row.best);
+        else
+          std::printf("| %s | %.1f | %.2f | %s |\n", row.name.c_str(), row.best,
+                      row.best / rows[static_cast<std::size_t>(row.against)].best,
+                      rows[static_cast<std::size_t>(row.against)].name.c_str());
+      }
+      if (wrong) std::printf("\nWRONG: a result differs from Open MPI's\n");
+    }
+  }
+  MPI_Finalize();
+  return wrong ? 1 : 0;
+}
