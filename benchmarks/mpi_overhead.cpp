@@ -14,8 +14,12 @@
 //              with a StepInfo, as a collective's step calls it (against the hand loop).
 //   barrier, broadcast, allreduce, alltoall: Open MPI's own call; the library's default
 //              call over mpi::Endpoint (B bytes: the message, or one rank's block).
-// The exchange rows need an even number of ranks (left out otherwise). Exit status: 0, or 1
-// if a result was wrong.
+// The exchange rows need an even number of ranks (left out otherwise). Before the rounds,
+// one call of the library's broadcast, all-reduce and all-to-all is checked against Open
+// MPI's (and the hand loop checks every message's size). Exit status: 0, 1 if a result was
+// wrong, 2 for a bad argument.
+
+#include "harness.hpp" // parse_size
 
 #include <collectives/transport/mpi.hpp>
 
@@ -26,7 +30,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
+#include <exception>
 #include <cstring>
 #include <functional>
 #include <numeric>
@@ -44,14 +48,6 @@ struct Row {
   double best = 1e300;
 };
 
-std::size_t parse_size(const char* s)
-{
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(s, &end, 10);
-  if (end == s) throw std::invalid_argument(std::string("not a number: ") + s);
-  return static_cast<std::size_t>(v * (*end == 'K' ? 1024 : *end == 'M' ? 1024 * 1024 : 1));
-}
-
 } // namespace
 
 int main(int argc, char** argv)
@@ -62,16 +58,22 @@ int main(int argc, char** argv)
   MPI_Comm_size(MPI_COMM_WORLD, &size_i);
   const auto me = static_cast<std::size_t>(rank_i), p = static_cast<std::size_t>(size_i);
   std::size_t bytes = 8, calls = 100000, rounds = 7;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--bytes" && i + 1 < argc) bytes = parse_size(argv[++i]);
-    else if (a == "--calls" && i + 1 < argc) calls = parse_size(argv[++i]);
-    else if (a == "--rounds" && i + 1 < argc) rounds = parse_size(argv[++i]);
-    else {
-      if (me == 0) std::fprintf(stderr, "usage: mpi_overhead [--bytes B] [--calls N] [--rounds R]\n");
-      MPI_Finalize();
-      return 2;
+  bool usage = false;
+  try {
+    for (int i = 1; i < argc && !usage; ++i) {
+      const std::string a = argv[i];
+      if (a == "--bytes" && i + 1 < argc) bytes = bench::parse_size(argv[++i]);
+      else if (a == "--calls" && i + 1 < argc) calls = bench::parse_size(argv[++i]);
+      else if (a == "--rounds" && i + 1 < argc) rounds = bench::parse_size(argv[++i]);
+      else usage = true;
     }
+  } catch (const std::exception&) {
+    usage = true;
+  }
+  if (usage || calls == 0 || rounds == 0) {
+    if (me == 0) std::fprintf(stderr, "usage: mpi_overhead [--bytes B] [--calls N] [--rounds R]\n");
+    MPI_Finalize();
+    return 2;
   }
   const std::size_t n = std::max<std::size_t>(1, bytes / sizeof(double)); // doubles a message
   int wrong = 0;
@@ -119,24 +121,36 @@ int main(int argc, char** argv)
     }
     auto pair = [&](const char* name, std::function<void()> native_call, std::function<void()> library_call) {
       rows.push_back({std::string(name) + ": Open MPI", std::move(native_call)});
-      rows.push_back({std::string(name) + ": library default", std::move(library_call), static_cast<int>(rows.size()) - 1});
+      const int native_row = static_cast<int>(rows.size()) - 1;
+      rows.push_back({std::string(name) + ": library default", std::move(library_call), native_row});
     };
+    const int count_n = static_cast<int>(n);
     std::span<const double> one(out.data(), n);
     std::span<double> result(in.data(), n);
     pair("barrier", [] { MPI_Barrier(MPI_COMM_WORLD); }, [&] { barrier(comm); });
-    pair("broadcast", [&] { MPI_Bcast(in.data(), static_cast<int>(n), MPI_DOUBLE, 0, MPI_COMM_WORLD); },
+    pair("broadcast", [&] { MPI_Bcast(in.data(), count_n, MPI_DOUBLE, 0, MPI_COMM_WORLD); },
          [&] { broadcast(comm, result, 0); });
-    pair("allreduce", [&] { MPI_Allreduce(out.data(), in.data(), static_cast<int>(n), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); },
+    pair("allreduce", [&] { MPI_Allreduce(out.data(), in.data(), count_n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); },
          [&] { allreduce(comm, one, result, std::plus<>{}); });
-    pair("alltoall", [&] { MPI_Alltoall(out.data(), static_cast<int>(n), MPI_DOUBLE, in.data(), static_cast<int>(n), MPI_DOUBLE, MPI_COMM_WORLD); },
+    pair("alltoall",
+         [&] { MPI_Alltoall(out.data(), count_n, MPI_DOUBLE, in.data(), count_n, MPI_DOUBLE, MPI_COMM_WORLD); },
          [&] { alltoall(comm, std::span<const double>(out), std::span<double>(in)); });
 
     // One checked call of each library collective against Open MPI's.
-    std::vector<double> want(n * p);
-    MPI_Allreduce(out.data(), want.data(), static_cast<int>(n), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    const auto first_n = [&](const std::vector<double>& v) {
+      return std::vector<double>(v.begin(), v.begin() + count_n);
+    };
+    std::copy(out.begin(), out.end(), in.begin()); // rank 0's values are broadcast
+    MPI_Bcast(in.data(), count_n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    std::vector<double> want = first_n(in);
+    std::copy(out.begin(), out.end(), in.begin());
+    broadcast(comm, result, 0);
+    wrong |= first_n(in) != want;
+    MPI_Allreduce(out.data(), want.data(), count_n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     allreduce(comm, one, result, std::plus<>{});
-    wrong |= !std::equal(want.begin(), want.begin() + static_cast<std::ptrdiff_t>(n), in.begin());
-    MPI_Alltoall(out.data(), static_cast<int>(n), MPI_DOUBLE, want.data(), static_cast<int>(n), MPI_DOUBLE, MPI_COMM_WORLD);
+    wrong |= first_n(in) != want;
+    want.resize(n * p);
+    MPI_Alltoall(out.data(), count_n, MPI_DOUBLE, want.data(), count_n, MPI_DOUBLE, MPI_COMM_WORLD);
     alltoall(comm, std::span<const double>(out), std::span<double>(in));
     wrong |= want != in;
 

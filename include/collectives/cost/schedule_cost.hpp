@@ -34,8 +34,8 @@
 // called without an algorithm walks every rank, whose one body per topology type is
 // smaller still to compile, and whose models (the transports': crossbar, lanes, ...) the
 // evaluation by classes does not cover anyway. The walk collects a step's messages in one
-// flat list and routes them on the topology (routes.hpp: routes from the topology's structure, loads counted only
-// in steps that share a link).
+// flat list and routes them on the topology (routes.hpp: routes from the topology's
+// structure, loads counted only in steps that share a link).
 
 #include <collectives/cost/model.hpp>
 #include <collectives/cost/step_cost.hpp>
