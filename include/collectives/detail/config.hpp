@@ -27,3 +27,11 @@
 #else
 #define COLLECTIVES_COLD
 #endif
+
+/// On a helper shared by hot paths that the compiler would otherwise call out of line
+/// (where each caller's inlined copy measured fewer instructions a call).
+#if defined(__GNUC__) || defined(__clang__)
+#define COLLECTIVES_ALWAYS_INLINE [[gnu::always_inline]] inline
+#else
+#define COLLECTIVES_ALWAYS_INLINE inline
+#endif

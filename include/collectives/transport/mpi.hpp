@@ -103,9 +103,17 @@ namespace detail {
 /// MPI's text for an error code (the code itself if MPI has none).
 COLLECTIVES_DECL std::string error_string(int code);
 
+/// Throws Error for a code other than MPI_SUCCESS (check's failure path).
+[[noreturn]] COLLECTIVES_COLD COLLECTIVES_DECL void throw_error(int code, const char* call, std::size_t rank);
+
 /// Throws Error unless code is MPI_SUCCESS. Needs MPI_ERRORS_RETURN on the communicator
-/// the call used (the default, MPI_ERRORS_ARE_FATAL, never returns).
-COLLECTIVES_DECL void check(int code, const char* call, std::size_t rank);
+/// the call used (the default, MPI_ERRORS_ARE_FATAL, never returns). Inline: a step makes
+/// three or four MPI calls, each checked.
+inline void check(int code, const char* call, std::size_t rank)
+{
+  if (code != MPI_SUCCESS) [[unlikely]]
+    throw_error(code, call, rank);
+}
 
 COLLECTIVES_DECL bool is_truncation(int code);
 
@@ -371,6 +379,28 @@ private:
 
   void post_and_wait(std::size_t first_send);
 
+  /// Polls req[0 .. n) (the first nrecv receives) with MPI_Testsome until all complete:
+  /// done(i, status, code) checks request i as it completes. While waiting it looks for
+  /// stale messages from peer(i) of each pending receive and, past the timeout, ends the
+  /// job through the watchdog, once records() has made chunks_ and requests_ say what is
+  /// pending. (Defined in impl/mpi.ipp, the only place that calls it.)
+  template <class Done, class Peer, class Records>
+  void wait_all(std::size_t n, std::size_t nrecv, MPI_Request* req, int* index, MPI_Status* status, Done&& done,
+                Peer&& peer, Records&& records);
+
+  /// exchange_step's one-port step (at most one message each way, of at most one piece
+  /// within max_message_bytes): posted and waited for as post_and_wait does, with its
+  /// requests on the stack.
+  void exchange_one(const SendRequest* send, const RecvRequest* recv);
+
+  /// exchange_one's messages as chunks_ and requests_ (req: its requests, the receive's
+  /// first), for the reports that read them.
+  COLLECTIVES_COLD void one_as_chunks(const SendRequest* send, const RecvRequest* recv, const MPI_Request* req);
+
+  /// exchange_one's receive got the wrong size (`got` says what came instead).
+  [[noreturn]] COLLECTIVES_COLD void one_failed(const SendRequest* send, const RecvRequest* recv,
+                                                const MPI_Request* req, const std::string& got);
+
   /// The watchdog's report; ends the job.
   [[noreturn]] COLLECTIVES_COLD void watchdog(std::size_t first_send, std::chrono::steady_clock::duration waited) const;
 
@@ -378,7 +408,8 @@ private:
   // thrown, so pending receives are cancelled (and waited for: one that had already
   // matched completes normally); pending sends are released to complete on their own
   // (cancelling sends is deprecated and unreliable).
-  void abandon(std::size_t first_send) noexcept;
+  // req[0 .. n): the receives first, then the sends.
+  void abandon(MPI_Request* req, std::size_t n, std::size_t first_send) noexcept;
 
   // Request i has completed with `status` and error `code`.
   void finish(std::size_t i, std::size_t first_send, MPI_Status& status, int code, const char* call);
