@@ -50,6 +50,7 @@
 #include <array>
 #include <cstddef>
 #include <limits>
+#include <utility>
 #include <vector>
 
 namespace collectives::detail {
@@ -1159,7 +1160,11 @@ private:
     std::size_t ns = 0;
     for (std::size_t c = 0; c < st.sym.classes; ++c)
       if (st.sends_of(c) == 1 && st.size[c] > 0) ns += split(st.sym.cls[c].rep, st.size[c], senders + ns);
-    std::sort(senders, senders + ns, [](const Span& x, const Span& y) { return x.lo < y.lo; });
+    // By insertion (at most 2 * max_classes spans): std::sort here made g++ 12 at -O3 warn
+    // of an out-of-bounds subscript in its unreachable branch for more than 16 elements
+    // (-Warray-bounds, an error in the release preset's -Werror build of collectives-cost).
+    for (std::size_t i = 1; i < ns; ++i)
+      for (std::size_t k = i; k > 0 && senders[k].lo < senders[k - 1].lo; --k) std::swap(senders[k], senders[k - 1]);
     std::size_t merged = 0;
     for (std::size_t i = 0; i < ns; ++i) {
       if (merged > 0 && senders[i].lo <= senders[merged - 1].hi)
