@@ -374,8 +374,9 @@ TEST_CASE("a size mismatch is std::length_error naming both ranks; the endpoint 
           const RecvRequest rcv{1, {&s0, 1}};
           ep.exchange({&snd, 1}, c.sendrecv ? std::span<const RecvRequest>(&rcv, 1) : std::span<const RecvRequest>());
         } else if (me == 1) {
-          const SendRequest snd{0, c.expected == 0 ? std::span<const ConstBytes>() : std::span<const ConstBytes>(&g1, 1)};
-          const RecvRequest rcv{0, c.expected == 0 ? std::span<const MutableBytes>() : std::span<const MutableBytes>(&s1, 1)};
+          // An expected size of 0 is a request without pieces.
+          const SendRequest snd{0, std::span<const ConstBytes>(&g1, c.expected == 0 ? 0 : 1)};
+          const RecvRequest rcv{0, std::span<const MutableBytes>(&s1, c.expected == 0 ? 0 : 1)};
           ep.exchange(c.sendrecv ? std::span<const SendRequest>(&snd, 1) : std::span<const SendRequest>(), {&rcv, 1});
         }
       } catch (const std::length_error& e) {

@@ -322,10 +322,15 @@ private:
 
   void pack(const Chunk& c);
 
-  [[noreturn]] COLLECTIVES_COLD void throw_length(const Chunk& c, const std::string& got) const;
+  /// received_bytes' result for a message longer than its receive (MPI truncated it).
+  static constexpr long long truncated = -1;
 
-  // A received chunk: its MPI status says how much arrived.
-  void check_received(const Chunk& c, MPI_Status& status, int code, const char* call) const;
+  /// Reports a received chunk of the wrong size: `got` bytes, or `truncated`.
+  [[noreturn]] COLLECTIVES_COLD void throw_length(const Chunk& c, long long got) const;
+
+  /// The bytes a completed receive of `type` got, from its status and error code, or
+  /// `truncated`; throws Error for any other MPI error.
+  long long received_bytes(MPI_Status& status, int code, MPI_Datatype type, const char* call) const;
 
   // --- tags: which call and step a message belongs to ---------------------------------
   //
@@ -397,9 +402,9 @@ private:
   /// first), for the reports that read them.
   COLLECTIVES_COLD void one_as_chunks(const SendRequest* send, const RecvRequest* recv, const MPI_Request* req);
 
-  /// exchange_one's receive got the wrong size (`got` says what came instead).
+  /// exchange_one's receive got the wrong size (`got` as throw_length takes it).
   [[noreturn]] COLLECTIVES_COLD void one_failed(const SendRequest* send, const RecvRequest* recv,
-                                                const MPI_Request* req, const std::string& got);
+                                                const MPI_Request* req, long long got);
 
   /// The watchdog's report; ends the job.
   [[noreturn]] COLLECTIVES_COLD void watchdog(std::size_t first_send, std::chrono::steady_clock::duration waited) const;

@@ -269,36 +269,35 @@ COLLECTIVES_DECL void Endpoint::pack(const Chunk& c)
   }
 }
 
-COLLECTIVES_DECL void Endpoint::throw_length(const Chunk& c, const std::string& got) const
+COLLECTIVES_DECL void Endpoint::throw_length(const Chunk& c, long long got) const
 {
   std::string what = "collectives::mpi: rank " + std::to_string(rank_) + " expects " +
                      std::to_string(c.msg_bytes) + " bytes from rank " + std::to_string(c.peer) + ", ";
   if (c.bytes != c.msg_bytes || c.index > 0)
     what += "chunk " + std::to_string(c.index) + " of " + std::to_string(c.bytes) + " bytes (max_message_bytes " +
             std::to_string(options_.max_message_bytes) + "): ";
-  throw std::length_error(what + got + ", in " + collectives::detail::describe_step(info_) + ". " +
+  what += got == truncated ? std::string("which sent more") : "received " + std::to_string(got);
+  throw std::length_error(what + ", in " + collectives::detail::describe_step(info_) + ". " +
                           collectives::detail::mismatch_causes);
 }
 
-COLLECTIVES_DECL void Endpoint::check_received(const Chunk& c, MPI_Status& status, int code, const char* call) const
+COLLECTIVES_DECL long long Endpoint::received_bytes(MPI_Status& status, int code, MPI_Datatype type,
+                                                    const char* call) const
 {
   if (code != MPI_SUCCESS) {
-    if (detail::is_truncation(code)) throw_length(c, "which sent more");
+    if (detail::is_truncation(code)) return truncated;
     detail::check(code, call, rank_);
   }
-  // Bytes received: MPI_Get_count for MPI_BYTE receives (cheap), the byte elements of
-  // the datatype otherwise (MPI_Get_count would say MPI_UNDEFINED for a partial one).
-  long long got = 0;
-  if (c.type == MPI_BYTE) {
+  // MPI_Get_count for MPI_BYTE receives (cheap), the byte elements of the datatype
+  // otherwise (MPI_Get_count would say MPI_UNDEFINED for a partial one).
+  if (type == MPI_BYTE) {
     int n = 0;
     detail::check(MPI_Get_count(&status, MPI_BYTE, &n), "MPI_Get_count", rank_);
-    got = n;
-  } else {
-    MPI_Count n = 0;
-    detail::check(MPI_Get_elements_x(&status, c.type, &n), "MPI_Get_elements_x", rank_);
-    got = static_cast<long long>(n);
+    return n;
   }
-  if (got < 0 || static_cast<std::size_t>(got) != c.bytes) throw_length(c, "received " + std::to_string(got));
+  MPI_Count n = 0;
+  detail::check(MPI_Get_elements_x(&status, type, &n), "MPI_Get_elements_x", rank_);
+  return static_cast<long long>(n);
 }
 
 COLLECTIVES_DECL int Endpoint::tag_for(const StepInfo* info) const
@@ -384,8 +383,8 @@ COLLECTIVES_DECL void Endpoint::check_leftovers(const StepInfo* info, std::size_
 }
 
 template <class Done, class Peer, class Records>
-COLLECTIVES_ALWAYS_INLINE void Endpoint::wait_all(std::size_t n, std::size_t nrecv, MPI_Request* req, int* index, MPI_Status* status,
-                        Done&& done_one, Peer&& peer, Records&& records)
+COLLECTIVES_ALWAYS_INLINE void Endpoint::wait_all(std::size_t n, std::size_t nrecv, MPI_Request* req, int* index,
+                                                  MPI_Status* status, Done&& done_one, Peer&& peer, Records&& records)
 {
   // MPI_Testsome rather than MPI_Testall: each receive is checked as it completes, so
   // a size mismatch that leaves later chunks of a message unmatched is reported
@@ -463,14 +462,8 @@ COLLECTIVES_DECL void Endpoint::exchange_one(const SendRequest* send, const Recv
                  detail::check(code, "MPI_Testsome", rank_);
                  return;
                }
-               if (code != MPI_SUCCESS) {
-                 if (detail::is_truncation(code)) one_failed(send, recv, req, "which sent more");
-                 detail::check(code, "MPI_Testsome", rank_);
-               }
-               int got = 0;
-               detail::check(MPI_Get_count(&st, MPI_BYTE, &got), "MPI_Get_count", rank_);
-               if (got < 0 || static_cast<std::size_t>(got) != recv_bytes)
-                 one_failed(send, recv, req, "received " + std::to_string(got));
+               const long long got = received_bytes(st, code, MPI_BYTE, "MPI_Testsome");
+               if (got != static_cast<long long>(recv_bytes)) one_failed(send, recv, req, got);
              },
              [&](std::size_t) { return recv->peer; }, [&] { one_as_chunks(send, recv, req); });
   } catch (...) {
@@ -495,7 +488,7 @@ COLLECTIVES_DECL void Endpoint::one_as_chunks(const SendRequest* send, const Rec
 }
 
 COLLECTIVES_DECL void Endpoint::one_failed(const SendRequest* send, const RecvRequest* recv, const MPI_Request* req,
-                                           const std::string& got)
+                                           long long got)
 {
   one_as_chunks(send, recv, req);
   throw_length(chunks_[0], got);
@@ -563,10 +556,13 @@ COLLECTIVES_DECL void Endpoint::abandon(MPI_Request* req, std::size_t n, std::si
   }
 }
 
-COLLECTIVES_DECL void Endpoint::finish(std::size_t i, std::size_t first_send, MPI_Status& status, int code, const char* call)
+COLLECTIVES_DECL void Endpoint::finish(std::size_t i, std::size_t first_send, MPI_Status& status, int code,
+                                       const char* call)
 {
-  if (i < first_send) check_received(chunks_[i], status, code, call);
-  else detail::check(code, call, rank_);
+  if (i >= first_send) return detail::check(code, call, rank_);
+  const Chunk& c = chunks_[i];
+  const long long got = received_bytes(status, code, c.type, call);
+  if (got != static_cast<long long>(c.bytes)) throw_length(c, got);
 }
 
 } // namespace collectives::mpi
