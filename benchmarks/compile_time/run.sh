@@ -9,7 +9,8 @@
 # whole library, nothing called; one_named / one_default:
 # allreduce on Ring<4> through those headers, a named algorithm / the default;
 # three_named / three_defaults: alltoall, allreduce and broadcast through the whole library
-# (the TU of issue 12), the same two ways. The *_compiled variants are the same TUs with
+# (the TU of issue 12), the same two ways; shapes_defaults: three_defaults' calls on five
+# static shapes (shapes.cpp: what more shapes cost). The *_compiled variants are the same TUs with
 # COLLECTIVES_SEPARATE_COMPILATION (they link collectives::compiled instead of compiling the
 # threads transport, the executor core and the error texts themselves); `compiled_library`
 # is that library's one source file (src/compiled.cpp), compiled once per build.
@@ -29,6 +30,7 @@ declare -A flags=(
   [one_default]="-DHEADERS=1 -DCALLS=1 -DNAMED=0"
   [three_named]="-DHEADERS=2 -DCALLS=3 -DNAMED=1"
   [three_defaults]="-DHEADERS=2 -DCALLS=3 -DNAMED=0"
+  [shapes_defaults]=""
   [header_only_compiled]="-DHEADERS=2 -DCALLS=0 -DNAMED=0 -DCOLLECTIVES_SEPARATE_COMPILATION"
   [one_named_compiled]="-DHEADERS=1 -DCALLS=1 -DNAMED=1 -DCOLLECTIVES_SEPARATE_COMPILATION"
   [three_named_compiled]="-DHEADERS=2 -DCALLS=3 -DNAMED=1 -DCOLLECTIVES_SEPARATE_COMPILATION"
@@ -36,10 +38,11 @@ declare -A flags=(
   [compiled_library]="-DCOLLECTIVES_SEPARATE_COMPILATION"
 )
 tus=(std_only collective_header one_header header_only one_named one_default three_named three_defaults
-     header_only_compiled one_named_compiled three_named_compiled three_defaults_compiled compiled_library)
+     shapes_defaults header_only_compiled one_named_compiled three_named_compiled three_defaults_compiled compiled_library)
 declare -A sources
 for tu in "${tus[@]}"; do sources[$tu]="$here/tu.cpp"; done
 sources[compiled_library]="$here/../../src/compiled.cpp"
+sources[shapes_defaults]="$here/shapes.cpp"
 if mpi_flags=$(mpicxx --showme:compile 2>/dev/null); then
   flags[mpi_three_named]="-DHEADERS=2 -DCALLS=3 -DNAMED=1 -DMPI=1 $mpi_flags"
   flags[mpi_three_named_compiled]="-DHEADERS=2 -DCALLS=3 -DNAMED=1 -DMPI=1 -DCOLLECTIVES_SEPARATE_COMPILATION $mpi_flags"

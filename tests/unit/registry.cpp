@@ -25,11 +25,13 @@
 #include <boost/hana/length.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <set>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -158,6 +160,33 @@ static_assert(select<Collective::reduce_scatter>(Ring<8>{}, bandwidth_model, Pro
 static_assert(select<Collective::allreduce>(Ring<8>{}, bandwidth_model, Problem{1 << 16}).name == "ring");
 static_assert(select<Collective::allreduce>(Ring<8>{}, bandwidth_model, Problem{.m = 1 << 16, .in_place = true}).name !=
               "ring");
+// At run time a selection on a static torus or hypercube runs on its all-dynamic twin (the
+// same network, so the same pick): Ring<4>, Ring<6>, Ring<8> and Ring<> share one list and
+// so one instantiation of the selection; what the static type rules out does not compete.
+using AlltoallList = std::remove_const_t<decltype(algorithms<Collective::alltoall>)>;
+static_assert(std::is_same_v<decltype(detail::default_candidates<Collective::alltoall, Ring<4>>()),
+                             decltype(detail::default_candidates<Collective::alltoall, Ring<>>())>);
+static_assert(std::is_same_v<decltype(detail::default_candidates<Collective::alltoall, Ring<6>>()),
+                             decltype(detail::default_candidates<Collective::alltoall, Ring<8>>())>);
+static_assert(std::is_same_v<decltype(detail::default_candidates<Collective::allreduce, Hypercube<3>, false, true>()),
+                             decltype(detail::default_candidates<Collective::allreduce, Hypercube<>, false, true>())>);
+static_assert(std::is_same_v<detail::RunTimeSelection<Ring<8>, AlltoallList>::type, Ring<>>);
+static_assert(std::is_same_v<detail::RunTimeSelection<Mesh<2, 3>, AlltoallList>::type, Mesh<>>);
+static_assert(std::is_same_v<detail::RunTimeSelection<Ring<>, AlltoallList>::type, Ring<>>);
+static_assert(detail::RunTimeSelection<Ring<>, AlltoallList>::allowed == ~std::uint64_t{0});
+// pairwise_xor: allowed on Ring<8> and not on Ring<6>, by type; Ring<6> allows no other.
+constexpr std::size_t pairwise_xor_at = [] {
+  std::size_t at = 0, found = 0;
+  hana::for_each(algorithms<Collective::alltoall>, [&](auto a) {
+    if (std::string_view(decltype(a)::name) == "pairwise_xor") found = at;
+    ++at;
+  });
+  return found;
+}();
+static_assert(((detail::RunTimeSelection<Ring<8>, AlltoallList>::allowed >> pairwise_xor_at) & 1) == 1);
+static_assert(((detail::RunTimeSelection<Ring<6>, AlltoallList>::allowed >> pairwise_xor_at) & 1) == 0);
+static_assert((detail::RunTimeSelection<Ring<6>, AlltoallList>::allowed &
+               ~detail::RunTimeSelection<Ring<8>, AlltoallList>::allowed) == 0);
 // fitting_algorithms is a constant expression on a static topology.
 static_assert(fitting_algorithms<Collective::alltoall>(Ring<8>{}).contains("pairwise_xor"));
 static_assert(!fitting_algorithms<Collective::alltoall>(Ring<5>{}).contains("pairwise_xor"));
@@ -373,13 +402,14 @@ namespace {
 
 /// What check_selection_fits found for one problem (checked here, not in the template).
 void check_selection_facts(const std::string& context, const Selection& pick, bool listed, const Selection& handed,
-                           const std::string& ran, bool ran_fits)
+                           std::string_view at_handed_index, const std::string& ran, bool ran_fits)
 {
   INFO(context << ": " << pick.name);
   REQUIRE(pick.found());
   CHECK(listed);
   CHECK(handed.name == pick.name);
   CHECK(handed.time == pick.time);
+  CHECK(at_handed_index == pick.name); // with_selected's index: among the algorithms T's type allows
   CHECK(ran == pick.name);
   CHECK(ran_fits);
 }
@@ -408,10 +438,14 @@ void check_selection_fits(const T& topo, const std::string& label)
             ran_fits = fits(alg, topo, problem);
           })
                                                 : pick;
+          std::string_view at_handed_index;
+          if (handed.found())
+            visit_algorithm(detail::candidates_for<C, T>(), handed.index,
+                            [&](auto alg) { at_handed_index = decltype(alg)::name; });
           check_selection_facts(label + " " + std::string(collective_name(C)) + " m = " + std::to_string(m) +
                                   " commutative " + std::to_string(problem.commutative) + " in place " +
                                   std::to_string(problem.in_place),
-                                pick, listed, handed, ran, ran_fits);
+                                pick, listed, handed, at_handed_index, ran, ran_fits);
         }
   });
 }

@@ -45,15 +45,16 @@ void run_algorithm(Comm& comm, Alg alg, const Problem& problem, Run&& run)
     run(ChosenAlgorithm<C, W>(index, comm.context().built_schedule(C)));
 #endif
   } else if constexpr (std::same_as<Alg, Automatic>) {
-    constexpr auto candidates = candidates_for<C, Topo, Commutative, InPlace>();
-    static_assert(decltype(boost::hana::length(candidates))::value != 0,
+    static_assert(decltype(boost::hana::length(candidates_for<C, Topo, Commutative, InPlace>()))::value != 0,
                   "collectives: no algorithm of this collective fits the communicator's topology");
+    // (Selected on the topology's all-dynamic twin where it can: one selection for Ring<4>,
+    // Ring<8> and Ring<>. The every-rank estimate: the same pick as select(), without
+    // instantiating the symmetric estimate for every schedule a default call may run.)
+    constexpr auto candidates = default_candidates<C, Topo, Commutative, InPlace>();
     const std::size_t index = comm.policy().pick(C, problem, [&] {
-      // (The every-rank estimate: the same pick as select(), without instantiating the
-      // symmetric estimate for every schedule a default call may run.)
-      return select_among<false>(candidates, comm.topology(), comm.cost_model(), problem).index;
+      return select_at_run_time(candidates, comm.topology(), comm.cost_model(), problem).index;
     });
-    visit_algorithm(candidates, index, run);
+    visit_default_candidate<Topo>(candidates, index, run);
   } else {
     require_fits(alg, comm.topology(), problem);
     run(alg);

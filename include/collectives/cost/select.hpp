@@ -24,6 +24,7 @@
 #include <boost/hana/fold_left.hpp>
 #include <boost/hana/for_each.hpp>
 #include <boost/hana/tuple.hpp>
+#include <boost/hana/unpack.hpp>
 
 #include <algorithm>
 #include <concepts>
@@ -32,6 +33,7 @@
 #include <limits>
 #include <optional>
 #include <string_view>
+#include <type_traits>
 
 namespace collectives {
 
@@ -265,6 +267,69 @@ constexpr Selection select_among(const boost::hana::tuple<A...>& candidates, con
   detail::require(done.best.found(), "collectives::select: no candidate algorithm fits this topology and problem");
   return done.best;
 }
+
+/// What a selection at run time among `Candidates` (a hana::tuple type) on topology type T
+/// runs on: T's all-dynamic twin W (walk_topology_t: the same network, so the same
+/// estimates, fits and pick) when W's type allows every candidate T's does and there are
+/// at most 64 (`allowed` is a 64-bit mask), else T itself. `allowed`: bit j, T's type
+/// allows the j-th candidate (the others never compete, as on T).
+template <class T, class Candidates>
+struct RunTimeSelection;
+template <class T, class... A>
+struct RunTimeSelection<T, boost::hana::tuple<A...>> {
+  using W = walk_topology_t<T>;
+  static constexpr bool on_twin = !std::same_as<W, T> && sizeof...(A) <= 64 &&
+                                  ((!fits_topology_type<A, T> || fits_topology_type<A, W>) && ...);
+  using type = std::conditional_t<on_twin, W, T>;
+  static constexpr std::uint64_t allowed = [] {
+    std::uint64_t mask = 0, bit = 1;
+    ((mask |= fits_topology_type<A, T> ? bit : 0, bit <<= 1), ...);
+    return on_twin ? mask : ~std::uint64_t{0};
+  }();
+};
+
+/// select_among<false, ByClasses>(candidates, topo, model, problem, allowed), run on T's
+/// all-dynamic twin where RunTimeSelection allows: the pick and its position in
+/// `candidates` are the same, but a program compiles the selection once per family of
+/// topology and list (Ring<4>, Ring<8> and Ring<> share it), not once per static shape.
+template <bool ByClasses = false, topology T, class... A>
+Selection select_at_run_time(const boost::hana::tuple<A...>& candidates, const T& topo, const CostModel& model,
+                             const Problem& problem, std::uint64_t allowed = ~std::uint64_t{0})
+{
+  static_assert((fits_topology_type<A, T> || ...),
+                "collectives::select: no candidate algorithm fits the topology's type");
+  using R = RunTimeSelection<T, boost::hana::tuple<A...>>;
+  return select_among<false, ByClasses>(candidates, typename R::type(topo), model, problem, allowed & R::allowed);
+}
+
+/// The candidates a default call of C on topology type T selects among: C's algorithms
+/// that the operator's commutativity and in-place use allow, and the type of the topology
+/// the selection runs on (T's all-dynamic twin when that allows every one T's type does).
+/// One list per family of topology, so that Ring<4> and Ring<8> share a selection.
+template <Collective C, class T, bool Commutative = true, bool InPlace = false>
+constexpr auto default_candidates()
+{
+  using W = walk_topology_t<T>;
+  constexpr bool twin_allows_all = boost::hana::unpack(algorithms<C>, [](auto... a) {
+    return ((!algorithm_for<decltype(a), C, T, Commutative, InPlace> ||
+             algorithm_for<decltype(a), C, W, Commutative, InPlace>) &&
+            ...);
+  });
+  return candidates_for<C, std::conditional_t<twin_allows_all, W, T>, Commutative, InPlace>();
+}
+
+/// f(tag) for the candidate at `index` of default_candidates<C, T, ...>(), which T's type
+/// allows (select_at_run_time picks no other; f is instantiated for those only).
+template <class T, class... A, class F>
+void visit_default_candidate(const boost::hana::tuple<A...>& candidates, std::size_t index, F&& f)
+{
+  bool done = false;
+  with_candidate_at<T>(candidates, index, [&](auto tag) {
+    f(tag);
+    done = true;
+  });
+  require(done, "collectives::visit_algorithm: no candidate at that index");
+}
 } // namespace detail
 
 /// The cheapest of `candidates` (a hana::tuple of algorithm tags) for `problem` on `topo`
@@ -274,7 +339,8 @@ constexpr Selection select_among(const boost::hana::tuple<A...>& candidates, con
 /// symmetry, and a candidate shown to cost more than another is not worked out).
 /// At run time every candidate's estimate reads the schedule through function pointers
 /// (estimate() at run time: by classes where the schedule states its symmetry, the same
-/// times, bit for bit), one evaluation per topology type for a caller to compile; the
+/// times, bit for bit), one evaluation per family of topology for a caller to compile
+/// (a static torus or hypercube selects on its all-dynamic twin, the same network); the
 /// candidate of fewest steps is estimated first, and every other stops once it costs more
 /// than the best so far. (A collective called without an algorithm selects the same way
 /// but visits every rank, which is smaller to compile: with_selected() does the same.)
@@ -288,7 +354,7 @@ constexpr Selection select(const boost::hana::tuple<A...>& candidates, const T& 
   // The builtin, not std::is_constant_evaluated(): folded by the front end even at -O0, so
   // a run-time caller does not emit the symmetric path.
   if (__builtin_is_constant_evaluated()) return detail::select_among<true>(candidates, topo, model, problem);
-  return detail::select_among<false, true>(candidates, topo, model, problem);
+  return detail::select_at_run_time<true>(candidates, topo, model, problem);
 }
 
 /// select() over collective C's algorithms (algorithms<C>).
@@ -307,9 +373,15 @@ constexpr Selection select(const T& topo, const CostModel& model, const Problem&
 template <Collective C, topology T, class F>
 Selection with_selected(const T& topo, const CostModel& model, const Problem& problem, F&& f)
 {
-  constexpr auto candidates = detail::candidates_for<C, T>();
-  const Selection pick = detail::select_among<false>(candidates, topo, model, problem);
-  visit_algorithm(candidates, pick.index, f);
+  constexpr auto candidates = detail::default_candidates<C, T>();
+  Selection pick = detail::select_at_run_time(candidates, topo, model, problem);
+  detail::visit_default_candidate<T>(candidates, pick.index, f);
+  // (Its position among the candidates T's type allows: those before it that it allows.)
+  std::size_t at = 0, before = 0;
+  boost::hana::for_each(candidates, [&](auto tag) {
+    if (at++ < pick.index && fits_topology_type<decltype(tag), T>) ++before;
+  });
+  pick.index = before;
   return pick;
 }
 
