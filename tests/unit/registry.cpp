@@ -174,7 +174,8 @@ static_assert(std::is_same_v<detail::RunTimeSelection<Ring<8>, AlltoallList>::ty
 static_assert(std::is_same_v<detail::RunTimeSelection<Mesh<2, 3>, AlltoallList>::type, Mesh<>>);
 static_assert(std::is_same_v<detail::RunTimeSelection<Ring<>, AlltoallList>::type, Ring<>>);
 static_assert(detail::RunTimeSelection<Ring<>, AlltoallList>::allowed == ~std::uint64_t{0});
-// pairwise_xor: allowed on Ring<8> and not on Ring<6>, by type; Ring<6> allows no other.
+// pairwise_xor: allowed on Ring<8> and not on Ring<6>, by type; Ring<6> allows nothing
+// Ring<8> does not.
 constexpr std::size_t pairwise_xor_at = [] {
   std::size_t at = 0, found = 0;
   hana::for_each(algorithms<Collective::alltoall>, [&](auto a) {

@@ -14,6 +14,7 @@
 #include <collectives/algorithm/algorithm.hpp>
 #include <collectives/cost/model.hpp>
 #include <collectives/cost/schedule_cost.hpp>
+#include <collectives/cost/select.hpp>
 #include <collectives/execution/executor.hpp>
 #include <collectives/topology/hypercube.hpp>
 #include <collectives/topology/torus.hpp>
@@ -70,9 +71,7 @@ struct ChoiceMask {
     return mask;
   });
   static constexpr bool usable =
-    compiled_choices && compiled_choice_topology<W> && size <= 64 && boost::hana::unpack(algorithms<C>, [](auto... a) {
-      return ((!algorithm_for<decltype(a), C, T, Commutative, InPlace> || fits_topology_type<decltype(a), W>) && ...);
-    });
+    compiled_choices && compiled_choice_topology<W> && size <= 64 && twin_allows_all<C, T, Commutative, InPlace>;
 };
 
 /// Whether a default call of C on T goes through the compiled library's choice.

@@ -302,20 +302,25 @@ Selection select_at_run_time(const boost::hana::tuple<A...>& candidates, const T
   return select_among<false, ByClasses>(candidates, typename R::type(topo), model, problem, allowed & R::allowed);
 }
 
+/// Whether T's all-dynamic twin (walk_topology_t) allows every algorithm of C that T
+/// allows for a call with such an operator and in-place use: then a default call may
+/// select on the twin (default_candidates, and the compiled mode's ChoiceMask).
+template <Collective C, class T, bool Commutative, bool InPlace>
+inline constexpr bool twin_allows_all = boost::hana::unpack(algorithms<C>, [](auto... a) {
+  return ((!algorithm_for<decltype(a), C, T, Commutative, InPlace> ||
+           algorithm_for<decltype(a), C, walk_topology_t<T>, Commutative, InPlace>) &&
+          ...);
+});
+
 /// The candidates a default call of C on topology type T selects among: C's algorithms
 /// that the operator's commutativity and in-place use allow, and the type of the topology
-/// the selection runs on (T's all-dynamic twin when that allows every one T's type does).
+/// the selection runs on (T's all-dynamic twin when twin_allows_all, else T).
 /// One list per family of topology, so that Ring<4> and Ring<8> share a selection.
 template <Collective C, class T, bool Commutative = true, bool InPlace = false>
 constexpr auto default_candidates()
 {
-  using W = walk_topology_t<T>;
-  constexpr bool twin_allows_all = boost::hana::unpack(algorithms<C>, [](auto... a) {
-    return ((!algorithm_for<decltype(a), C, T, Commutative, InPlace> ||
-             algorithm_for<decltype(a), C, W, Commutative, InPlace>) &&
-            ...);
-  });
-  return candidates_for<C, std::conditional_t<twin_allows_all, W, T>, Commutative, InPlace>();
+  using S = std::conditional_t<twin_allows_all<C, T, Commutative, InPlace>, walk_topology_t<T>, T>;
+  return candidates_for<C, S, Commutative, InPlace>();
 }
 
 /// f(tag) for the candidate at `index` of default_candidates<C, T, ...>(), which T's type
