@@ -118,6 +118,20 @@ TEST_CASE("threads: different collectives, roots and missing calls are named", "
     CHECK(o.type != "none");
     CHECK_THAT(o.what, Contains("allreduce") && Contains("broadcast"));
   }
+  SECTION("one rank calls allreduce, the other broadcast: one double, which travels in the header's line")
+  {
+    // The sender's algorithm name is then in the entry's second line: the error still names it.
+    const Outcome o = outcome(2, [&](threads::Endpoint& ep) {
+      Communicator comm{ep, Ring<>{2}};
+      std::vector<double> x(1, 1.0), r(1);
+      if (ep.rank() == 0) broadcast(comm, x, 0, broadcast_algorithm::binomial);
+      else allreduce(comm, x, r, std::plus<>{}, allreduce_algorithm::recursive_doubling);
+    });
+    CHECK(o.seconds < 1.0);
+    CHECK(o.type == "CallMismatch");
+    CHECK_THAT(o.what, Contains("allreduce (recursive_doubling), call 1, step") &&
+                         Contains("broadcast (binomial), call 1, step 0 of 1 (8 bytes)"));
+  }
   SECTION("a rank makes one call fewer")
   {
     const Outcome o = outcome(2, [&](threads::Endpoint& ep) {

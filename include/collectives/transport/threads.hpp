@@ -3,11 +3,12 @@
 //
 // Channels. Each ordered pair of ranks (a, b) has a channel: a ring of bytes that a writes
 // and b reads (single producer, single consumer), allocated on its first message and kept
-// for the team's life. Every message is an entry in the ring: a 64-byte header (size, call,
-// step, collective and algorithm names) and, for small messages, the payload. The header's
-// first word publishes the entry: the receiver polls it where its next entry will start,
-// so a message costs the receiver one cache line more than its payload (no shared head
-// index to read first).
+// for the team's life. Every message is an entry in the ring: a 64-byte header line (size,
+// call, step, collective and algorithm names) and, for small messages, the payload. The
+// header's first word publishes the entry: the receiver polls it where its next entry will
+// start (no shared head index to read first), so a message costs the receiver one cache
+// line more than its payload, and a message of 1 to 16 bytes, which travels in the header
+// line in place of the algorithm's name (only error messages read it), one line in all.
 //  - Eager (at most Options::eager_bytes): the sender copies the message into its entry
 //    and goes on without waiting for the receiver, as Open MPI's shared-memory path does;
 //    the receiver copies (or combines) it out. Two copies, no wait: below the threshold
@@ -243,19 +244,23 @@ private:
   static constexpr std::size_t header_bytes = 64;
   static constexpr std::size_t round64(std::size_t n) { return (n + 63) / 64 * 64; }
 
-  /// The head of every ring entry, after its publication word (see publish()). Whether
-  /// the entry is eager, an offer or a wrap follows from `bytes`, so the header and the
-  /// word fill one cache line.
+  /// The head of every ring entry, after its publication word (see publish()): what the
+  /// receiver checks on every message. Whether the entry is eager, an offer or a wrap
+  /// follows from `bytes`. The header line's last 16 bytes (at `slot_at`) hold the
+  /// sender's algorithm name, which only an error message reads, or, for a message of 1 to
+  /// `inline_bytes` bytes, the payload itself: such a message costs its receiver one cache
+  /// line (the name moves to the entry's second line, where the payload would have been).
   struct Header {
     std::uint64_t bytes = 0; // the message's size; a wrap: wrap_bit | the bytes skipped
     std::uint64_t call = 0;  // the sender's call number (0: no StepInfo)
     std::uint32_t step = 0;
     std::uint32_t steps = 0;
     std::string_view collective{};
-    std::string_view algorithm{};
   };
   static constexpr std::size_t seq_bytes = sizeof(std::uint64_t);
-  static_assert(seq_bytes + sizeof(Header) == header_bytes);
+  static constexpr std::size_t slot_at = seq_bytes + sizeof(Header);
+  static constexpr std::size_t inline_bytes = header_bytes - slot_at;
+  static_assert(inline_bytes == sizeof(std::string_view) && slot_at % 16 == 0);
   static constexpr std::uint64_t wrap_bit = std::uint64_t{1} << 63;
 
   /// States of a channel's rendezvous record (shared: claimed, and open to the sender's
@@ -352,11 +357,24 @@ private:
     const std::byte* e = ring + (tail & ring_mask_);
     return seq_word(e).load(order) == tail + 1 ? e : nullptr;
   }
-  /// Bytes of the entry with this header in the ring.
+  /// Bytes of the entry with this header in the ring (an inline message's entry has two
+  /// lines too: the second holds the algorithm's name).
   std::uint64_t entry_bytes(const Header& h) const
   {
     if ((h.bytes & wrap_bit) != 0) return h.bytes & ~wrap_bit;
     return header_bytes + (h.bytes <= eager_ ? round64(h.bytes) : 0);
+  }
+  /// Whether a message of `bytes` travels in its header line (eager and 1..inline_bytes).
+  bool is_inline(std::uint64_t bytes) const { return bytes != 0 && bytes <= inline_bytes && bytes <= eager_; }
+  /// Where, from an entry's start, its payload (eager) and its algorithm's name are: they
+  /// swap places for an inline message.
+  std::size_t payload_at(std::uint64_t bytes) const { return is_inline(bytes) ? slot_at : header_bytes; }
+  std::size_t name_at(std::uint64_t bytes) const { return is_inline(bytes) ? header_bytes : slot_at; }
+  std::string_view algorithm_at(const std::byte* e, const Header& h) const
+  {
+    std::string_view name;
+    std::memcpy(&name, e + name_at(h.bytes), sizeof name);
+    return name;
   }
 
   void reset();
@@ -424,7 +442,7 @@ private:
   void block(std::size_t me);
   void withdraw(std::size_t me) noexcept;
   COLLECTIVES_COLD std::string waits_text(std::size_t r);
-  void check_header(std::size_t me, const RecvRequest& r, const Header& h, const StepInfo* info);
+  void check_header(std::size_t me, const RecvRequest& r, const std::byte* e, const Header& h, const StepInfo* info);
   void check_all_received();
 
   std::size_t p_;

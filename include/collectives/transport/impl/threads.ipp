@@ -257,12 +257,13 @@ COLLECTIVES_DECL void Team::throw_released(std::size_t me, std::size_t peer, con
                                  ", which has already returned. " + detail::mismatch_causes));
 }
 
-COLLECTIVES_DECL void Team::check_header(std::size_t me, const RecvRequest& r, const Header& h, const StepInfo* info)
+COLLECTIVES_DECL void Team::check_header(std::size_t me, const RecvRequest& r, const std::byte* e, const Header& h,
+                                         const StepInfo* info)
 {
   // Only calls that name themselves on both sides can be compared.
   if (info == nullptr || info->call == 0 || h.call == 0) return;
   if (h.call == info->call && h.step == info->step && h.collective == info->collective) return;
-  StepInfo theirs{h.collective, h.algorithm, h.call, h.step, h.steps};
+  StepInfo theirs{h.collective, algorithm_at(e, h), h.call, h.step, h.steps};
   std::string what = "collectives::threads: rank " + std::to_string(me) + ", in " + detail::describe_step(info) +
                      ", expects a message from rank " + std::to_string(r.peer) + " but finds one of " +
                      detail::describe_step(&theirs) + " (" + std::to_string(h.bytes) + " bytes)";
@@ -294,17 +295,19 @@ COLLECTIVES_DECL bool Team::try_post(std::size_t me, const SendRequest& s, const
   }
   Header h;
   h.bytes = bytes;
+  std::string_view algorithm;
   if (info != nullptr) {
     h.call = info->call;
     h.step = static_cast<std::uint32_t>(info->step);
     h.steps = static_cast<std::uint32_t>(info->steps);
     h.collective = info->collective;
-    h.algorithm = info->algorithm;
+    algorithm = info->algorithm;
   }
   std::byte* e = entry_at(ch, head + skip);
   std::memcpy(e + seq_bytes, &h, sizeof h);
+  std::memcpy(e + name_at(bytes), &algorithm, sizeof algorithm);
   if (eager) {
-    std::byte* to = e + header_bytes;
+    std::byte* to = e + payload_at(bytes);
     for (const auto& piece : s.pieces) {
       if (piece.size != 0) std::memcpy(to, piece.data, piece.size);
       to += piece.size;
@@ -392,7 +395,7 @@ COLLECTIVES_DECL bool Team::try_receive(std::size_t me, std::size_t index, const
     e = entry_at(ch, tail);
     h = header_at(e);
   }
-  check_header(me, r, h, info);
+  check_header(me, r, e, h, info);
   const std::size_t want = total_bytes(r.pieces);
   if (h.bytes != want)
     raise(me, std::length_error(detail::size_mismatch_text("collectives::threads", me, r.peer, want, h.bytes, info)));
@@ -408,7 +411,7 @@ COLLECTIVES_DECL bool Team::try_receive(std::size_t me, std::size_t index, const
     combine = nullptr;
   }
   if (h.bytes <= eager_) {
-    const ConstBytes payload{e + header_bytes, h.bytes};
+    const ConstBytes payload{e + payload_at(h.bytes), h.bytes};
     detail::transfer(&payload, 1, into, combine);
   } else {
     std::uint32_t expected = offered;
@@ -766,7 +769,7 @@ COLLECTIVES_DECL void Team::check_all_received()
       const std::byte* e = entry_at(ch, tail);
       if (const Header w = header_at(e); (w.bytes & wrap_bit) != 0) e = entry_at(ch, tail + entry_bytes(w));
       const Header h = header_at(e);
-      const StepInfo theirs{h.collective, h.algorithm, h.call, h.step, h.steps};
+      const StepInfo theirs{h.collective, algorithm_at(e, h), h.call, h.step, h.steps};
       throw CallMismatch("collectives::threads: rank " + std::to_string(to) + " never received the " +
                          std::to_string(h.bytes) + "-byte message rank " + std::to_string(from) + " sent it in " +
                          detail::describe_step(&theirs) + "; results of that call may be wrong. " +
