@@ -317,6 +317,56 @@ TEST_CASE("threads: a payload left in the ring never passes for the next message
   CHECK(got[4] == 42);
 }
 
+TEST_CASE("threads: messages of 0 to 20 bytes arrive whole, copied or combined, across the ring's wraps", "[threads]")
+{
+  // A message of 1 to 16 bytes travels in its entry's header line and the sender's algorithm
+  // name in the entry's second line; from 17 bytes the payload is in the second line. A
+  // 512-byte ring wraps every few messages, so every size meets every place in the ring. The
+  // sender's message is two pieces and so is the receive, split at different places; every
+  // other message is combined (bytes added) into a buffer that holds 1s. Guard bytes around
+  // the receive must stay untouched.
+  threads::Team team{2, threads::Options{.eager_bytes = 64, .channel_bytes = 512}};
+  constexpr std::size_t guard = 8;
+  constexpr unsigned char fill = 0xA5;
+  const ReceiveCombine add{[](const void*, std::byte* dst, const std::byte* src, std::size_t bytes) {
+                             for (std::size_t i = 0; i < bytes; ++i)
+                               dst[i] = std::byte(static_cast<unsigned char>(std::to_integer<unsigned>(dst[i]) +
+                                                                             std::to_integer<unsigned>(src[i])));
+                           },
+                           nullptr, 0};
+  auto byte_of = [](std::size_t k, std::size_t i) { return static_cast<unsigned char>(k * 31 + i * 7 + 1); };
+  std::vector<std::string> errors;
+  team.run([&](threads::Endpoint& ep) {
+    for (std::size_t k = 0; k < 300; ++k) {
+      const std::size_t bytes = k % 21;
+      const bool combine = k % 2 == 1;
+      if (ep.rank() == 0) {
+        Bytes data(bytes);
+        for (std::size_t i = 0; i < bytes; ++i) data[i] = byte_of(k, i);
+        const std::size_t cut = bytes / 3;
+        const auto* d = reinterpret_cast<const std::byte*>(data.data());
+        const ConstBytes pieces[2] = {{d, cut}, {d + cut, bytes - cut}};
+        const SendRequest s{1, pieces};
+        ep.exchange({&s, 1}, {});
+      } else {
+        Bytes got(bytes + 2 * guard, fill);
+        for (std::size_t i = 0; i < bytes; ++i) got[guard + i] = combine ? 1 : fill;
+        const std::size_t cut = bytes - bytes / 4;
+        auto* g = reinterpret_cast<std::byte*>(got.data()) + guard;
+        const MutableBytes pieces[2] = {{g, cut}, {g + cut, bytes - cut}};
+        const RecvRequest r{0, pieces, combine ? &add : nullptr};
+        ep.exchange({}, {&r, 1});
+        bool whole = true;
+        for (std::size_t i = 0; i < bytes; ++i)
+          whole = whole && got[guard + i] == static_cast<unsigned char>(byte_of(k, i) + (combine ? 1 : 0));
+        for (std::size_t i = 0; i < guard; ++i) whole = whole && got[i] == fill && got[guard + bytes + i] == fill;
+        if (!whole) errors.push_back("message " + std::to_string(k) + " (" + std::to_string(bytes) + " bytes)");
+      }
+    }
+  });
+  CHECK(errors == std::vector<std::string>{});
+}
+
 TEST_CASE("threads: all-port exchange with every other rank at once", "[threads]")
 {
   constexpr std::size_t p = 6;
