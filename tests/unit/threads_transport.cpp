@@ -320,8 +320,10 @@ TEST_CASE("threads: a payload left in the ring never passes for the next message
 TEST_CASE("threads: messages of 0 to 20 bytes arrive whole, copied or combined, across the ring's wraps", "[threads]")
 {
   // A message of 1 to 16 bytes travels in its entry's header line and the sender's algorithm
-  // name in the entry's second line; from 17 bytes the payload is in the second line. A
-  // 512-byte ring wraps every few messages, so every size meets every place in the ring. The
+  // name in the entry's second line; from 17 bytes the payload is in the second line. On a
+  // 512-byte ring (entries of 64 bytes when empty, else 128) the sizes cycling 0..20 wrap
+  // once a cycle, and every size lands at offsets 0, 128, 256 and 384, the first entry
+  // after a wrap among them (15 wraps in the 300 messages). The
   // sender's message is two pieces and so is the receive, split at different places; every
   // other message is combined (bytes added) into a buffer that holds 1s. Guard bytes around
   // the receive must stay untouched.
