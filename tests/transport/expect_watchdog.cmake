@@ -1,6 +1,7 @@
 # Runs the watchdog test (COMMAND, a ;-list) and passes only if the job ended non-zero
 # (124, the watchdog's code, where mpiexec passes it on) within 15 s and printed the
-# watchdog's report naming the collective, step, peer and bytes.
+# watchdog's report naming the collective, step, peer and bytes (EXPECT "send": those of
+# the send rank 0 waits on; else those of a receive).
 set(ENV{COLLECTIVES_MPI_TIMEOUT} 1)
 string(TIMESTAMP start "%s")
 execute_process(COMMAND ${COMMAND} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
@@ -14,7 +15,12 @@ endif()
 if(NOT all MATCHES "watchdog: no message completed for [0-9.]+ s \\(timeout 1")
   message(FATAL_ERROR "no watchdog report")
 endif()
-if(NOT all MATCHES "in broadcast \\(binomial\\), call 1, step [0-9]+ of [0-9]+; waiting to receive 8000 bytes from rank")
+if(EXPECT STREQUAL "send")
+  set(waiting "waiting for rank 1 to receive [0-9]+ bytes")
+else()
+  set(waiting "waiting to receive 8000 bytes from rank")
+endif()
+if(NOT all MATCHES "in broadcast \\(binomial\\), call 1, step [0-9]+ of [0-9]+; ${waiting}")
   message(FATAL_ERROR "the report does not say where the rank waits")
 endif()
 if(took GREATER 15)

@@ -2,6 +2,10 @@
 // COLLECTIVES_MPI_TIMEOUT=1: rank 0 waits in a broadcast that rank 1 never joins; the
 // watchdog must report where rank 0 is stuck and end the job with exit code 124. If it
 // does not, rank 1 gives up after 20 s and the job exits 0, which the script reports.
+// With the argument "send", rank 0 is the root and waits to send 1 MiB (beyond any
+// transport's eager limit, so the send cannot complete without rank 1): a step with
+// only sends left waits with MPI_Wait when there is no watchdog, and must still be
+// watched when there is one.
 
 #include <collectives/transport/mpi.hpp>
 
@@ -9,6 +13,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -18,12 +23,13 @@ int main(int argc, char** argv)
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const bool send = argc > 1 && std::string_view(argv[1]) == "send";
   {
     collectives::mpi::Endpoint ep(MPI_COMM_WORLD);
     collectives::Communicator comm{ep, collectives::Ring<>{static_cast<std::size_t>(size)}};
-    std::vector<double> b(1000, 1.0);
+    std::vector<double> b(send ? 131072 : 1000, 1.0);
     if (rank != 1) {
-      collectives::broadcast(comm, b, 1, collectives::broadcast_algorithm::binomial);
+      collectives::broadcast(comm, b, send ? 0 : 1, collectives::broadcast_algorithm::binomial);
     } else {
       std::this_thread::sleep_for(std::chrono::seconds(20));
       std::puts("watchdog test: rank 1 gave up waiting for the watchdog");

@@ -388,7 +388,9 @@ private:
   /// done(i, status, code) checks request i as it completes. While waiting it looks for
   /// stale messages from peer(i) of each pending receive and, past the timeout, ends the
   /// job through the watchdog, once records() has made chunks_ and requests_ say what is
-  /// pending. (Defined in impl/mpi.ipp, the only place that calls it.)
+  /// pending. Once only sends are left and there is no watchdog, it waits for them with
+  /// MPI_Wait (nothing else is looked at while sends wait). (Defined in impl/mpi.ipp, the
+  /// only place that calls it.)
   template <class Done, class Peer, class Records>
   void wait_all(std::size_t n, std::size_t nrecv, MPI_Request* req, int* index, MPI_Status* status, Done&& done,
                 Peer&& peer, Records&& records);

@@ -393,15 +393,29 @@ COLLECTIVES_ALWAYS_INLINE void Endpoint::wait_all(std::size_t n, std::size_t nre
   // with MPI_THREAD_FUNNELED or above.
   unsigned polls = 0;
   std::chrono::steady_clock::time_point since{};
+  std::size_t open_recv = nrecv;
   for (std::size_t open = n; open > 0;) {
+    if (open_recv == 0 && timeout_ == 0) {
+      // Only sends left and no watchdog: MPI_Wait, which waits as long as polling would
+      // and skips the full fence Open MPI's MPI_Test* begin with. Right after an eager
+      // send has written the peer's queue, that fence holds the core until the write has
+      // left it (perf puts the time there): at p = 2, the root of an 8-byte broadcast
+      // took 0.25-0.31 us with MPI_Isend and one MPI_Testsome, 0.10-0.16 us with
+      // MPI_Isend and MPI_Wait, on a machine whose cores pass a cache line slowly.
+      for (std::size_t i = nrecv; i < n; ++i)
+        if (req[i] != MPI_REQUEST_NULL) detail::check(MPI_Wait(&req[i], MPI_STATUS_IGNORE), "MPI_Wait", rank_);
+      break;
+    }
     int done = 0;
     const int rc = MPI_Testsome(static_cast<int>(n), req, &done, index, status);
     if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) detail::check(rc, "MPI_Testsome", rank_);
     if (done == MPI_UNDEFINED) break;
     if (done > 0) {
-      for (int k = 0; k < done; ++k)
-        done_one(static_cast<std::size_t>(index[k]), status[k],
-                 rc == MPI_ERR_IN_STATUS ? status[k].MPI_ERROR : MPI_SUCCESS);
+      for (int k = 0; k < done; ++k) {
+        const auto i = static_cast<std::size_t>(index[k]);
+        if (i < nrecv) --open_recv;
+        done_one(i, status[k], rc == MPI_ERR_IN_STATUS ? status[k].MPI_ERROR : MPI_SUCCESS);
+      }
       open -= static_cast<std::size_t>(done);
       polls = 0;
       continue;
