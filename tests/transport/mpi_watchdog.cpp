@@ -2,10 +2,11 @@
 // COLLECTIVES_MPI_TIMEOUT=1: rank 0 waits in a broadcast that rank 1 never joins; the
 // watchdog must report where rank 0 is stuck and end the job with exit code 124. If it
 // does not, rank 1 gives up after 20 s and the job exits 0, which the script reports.
-// With the argument "send", rank 0 is the root and waits to send 1 MiB (beyond any
-// transport's eager limit, so the send cannot complete without rank 1): a step with
-// only sends left waits with MPI_Wait when there is no watchdog, and must still be
-// watched when there is one.
+// With the argument "send", rank 0 is the root and waits to send 1 MiB (beyond Open
+// MPI's eager limits, 4 KiB over shared memory and 64 KiB over TCP, so the send cannot
+// complete without rank 1): a step with only sends left waits with MPI_Wait when there
+// is no watchdog, and must still be watched when there is one (with MPI_Wait, the job
+// would hang until the script's 60-second limit).
 
 #include <collectives/transport/mpi.hpp>
 
