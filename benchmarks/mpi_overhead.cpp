@@ -14,6 +14,12 @@
 //              with a StepInfo, as a collective's step calls it (against the hand loop).
 //   barrier, broadcast, allreduce, alltoall: Open MPI's own call; the library's default
 //              call over mpi::Endpoint (B bytes: the message, or one rank's block).
+// A second table times a send on its own, as a rooted collective's root makes it: rank 0's
+// mean call in an OSU loop (an untimed MPI_Barrier after each call; N/5 calls a round),
+// while rank 1 receives with MPI_Recv: MPI_Send; MPI_Isend then MPI_Wait, and MPI_Isend
+// then one MPI_Testsome poll after another (against MPI_Isend and MPI_Wait: Open MPI's
+// tests begin with a full fence, which waits for the send's write to leave the core); and
+// the root of Open MPI's broadcast and of the library's default one (the sends need p >= 2).
 // The exchange rows need an even number of ranks (left out otherwise). Before the rounds,
 // one call of the library's broadcast, all-reduce and all-to-all is checked against Open
 // MPI's (and the hand loop checks every message's size). Exit status: 0, 1 if a result was
@@ -166,20 +172,70 @@ int main(int argc, char** argv)
         MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         row.best = std::min(row.best, slowest);
       }
+    // A send on its own: rank 0's time, each call followed by an untimed barrier.
+    std::vector<Row> root_rows;
+    const auto recv_on_1 = [&] {
+      if (me == 1) MPI_Recv(in.data(), count, MPI_BYTE, 0, 2, native, MPI_STATUS_IGNORE);
+    };
+    const auto send_row = [&](const char* name, auto send, int against) {
+      root_rows.push_back({name, [&, send] {
+                             if (me == 0) send();
+                             else recv_on_1();
+                           },
+                           against});
+    };
+    if (p >= 2) {
+      send_row("send: MPI_Send", [&] { MPI_Send(out.data(), count, MPI_BYTE, 1, 2, native); }, -1);
+      send_row("send: MPI_Isend, MPI_Wait", [&] {
+        MPI_Request q;
+        MPI_Isend(out.data(), count, MPI_BYTE, 1, 2, native, &q);
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+      }, 0);
+      send_row("send: MPI_Isend, MPI_Testsome polls", [&] {
+        MPI_Request q;
+        MPI_Isend(out.data(), count, MPI_BYTE, 1, 2, native, &q);
+        for (int done = 0, idx = 0; done == 0;) MPI_Testsome(1, &q, &done, &idx, MPI_STATUSES_IGNORE);
+      }, 1);
+    }
+    root_rows.push_back({"broadcast root: Open MPI", [&] { MPI_Bcast(in.data(), count_n, MPI_DOUBLE, 0, MPI_COMM_WORLD); }});
+    root_rows.push_back({"broadcast root: library default", [&] { broadcast(comm, result, 0); },
+                         static_cast<int>(root_rows.size()) - 1});
+    const std::size_t osu_calls = std::max<std::size_t>(1, calls / 5);
+    for (std::size_t r = 0; r < rounds; ++r)
+      for (Row& row : root_rows) {
+        for (int i = 0; i < 1000; ++i) row.call();
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t = 0;
+        for (std::size_t i = 0; i < osu_calls; ++i) {
+          const auto t0 = std::chrono::steady_clock::now();
+          row.call();
+          t += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          MPI_Barrier(MPI_COMM_WORLD);
+        }
+        row.best = std::min(row.best, t / static_cast<double>(osu_calls) * 1e9);
+      }
+
     int any_wrong = 0;
     MPI_Allreduce(&wrong, &any_wrong, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     wrong = any_wrong;
     if (me == 0) {
       std::printf("Back-to-back calls, p = %zu, %zu bytes, best of %zu rounds of %zu calls (slowest rank)\n\n", p,
                   bytes, rounds, calls);
-      std::printf("| call | ns | ratio | to |\n|---|--:|--:|---|\n");
-      for (const Row& row : rows) {
-        if (row.against < 0) std::printf("| %s | %.1f | | |\n", row.name.c_str(), row.best);
-        else
-          std::printf("| %s | %.1f | %.2f | %s |\n", row.name.c_str(), row.best,
-                      row.best / rows[static_cast<std::size_t>(row.against)].best,
-                      rows[static_cast<std::size_t>(row.against)].name.c_str());
-      }
+      const auto print_table = [](const std::vector<Row>& table) {
+        std::printf("| call | ns | ratio | to |\n|---|--:|--:|---|\n");
+        for (const Row& row : table) {
+          if (row.against < 0) std::printf("| %s | %.1f | | |\n", row.name.c_str(), row.best);
+          else
+            std::printf("| %s | %.1f | %.2f | %s |\n", row.name.c_str(), row.best,
+                        row.best / table[static_cast<std::size_t>(row.against)].best,
+                        table[static_cast<std::size_t>(row.against)].name.c_str());
+        }
+      };
+      print_table(rows);
+      std::printf("\nA send on its own, rank 0 to rank 1 (MPI_Recv), %zu bytes: rank 0's mean call, an untimed\n"
+                  "barrier after each, best of %zu rounds of %zu calls\n\n",
+                  bytes, rounds, osu_calls);
+      print_table(root_rows);
       if (wrong) std::printf("\nWRONG: a result differs from Open MPI's\n");
     }
   }
