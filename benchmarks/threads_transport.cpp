@@ -23,7 +23,10 @@
 // Endpoint::exchange against the library's alltoall_algorithm::pairwise, per block size;
 // and the executor alone: nanoseconds a call of each collective (default algorithm, 8
 // bytes a rank, p ranks taking turns) on an endpoint whose exchange moves nothing, and of
-// loops that change the root or the size from call to call.
+// loops that change the root or the size from call to call; and the same broadcast and
+// alltoall when the caller reads 1 MiB of its own memory between calls (as an application
+// computes between collectives), each call timed alone, beside the same timing with nothing
+// between calls.
 
 #include "baseline/threads_8407db1.hpp"
 
@@ -83,27 +86,75 @@ struct NullEndpoint {
   CostModel cost_model() const { return model; }
 };
 
+/// p NullEndpoints and a communicator on a ring of p over each (not movable: the
+/// communicators refer to the endpoints).
+struct NullTeam {
+  NullTeam(std::size_t p, const CostModel& model) : eps(p)
+  {
+    comms.reserve(p);
+    for (std::size_t r = 0; r < p; ++r) {
+      eps[r] = NullEndpoint{r, p, model};
+      comms.emplace_back(eps[r], Ring<>{p});
+    }
+  }
+  NullTeam(const NullTeam&) = delete;
+  NullTeam& operator=(const NullTeam&) = delete;
+  std::vector<NullEndpoint> eps;
+  std::vector<Communicator<NullEndpoint, Ring<>>> comms;
+};
+
 /// Nanoseconds per call of `call(comm)` for each rank of a NullEndpoint team of p, the
 /// median of 5 batches of `n` calls over all ranks in turn.
 template <class Call>
 double null_ns(std::size_t p, const CostModel& model, std::size_t n, Call call)
 {
-  std::vector<NullEndpoint> eps(p);
-  std::vector<Communicator<NullEndpoint, Ring<>>> comms;
-  comms.reserve(p);
-  for (std::size_t r = 0; r < p; ++r) {
-    eps[r] = NullEndpoint{r, p, model};
-    comms.emplace_back(eps[r], Ring<>{p});
-  }
+  NullTeam team(p, model);
   std::vector<double> t;
   for (int b = 0; b < 5; ++b) {
     const auto t0 = Clock::now();
-    for (auto& c : comms)
+    for (auto& c : team.comms)
       for (std::size_t i = 0; i < n; ++i) call(c);
     t.push_back(std::chrono::duration<double>(Clock::now() - t0).count() / static_cast<double>(n * p) * 1e9);
   }
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
+}
+
+/// Like null_ns, but each call comes after the caller has read `bytes` of other memory (its
+/// own work between collectives), so the library's code and data are no longer in the
+/// nearest caches: ns a call, timed around the call alone, less the same timing around
+/// nothing (medians of 5 batches of n calls, over all ranks).
+template <class Call>
+double null_cold_ns(std::size_t p, const CostModel& model, std::size_t n, std::size_t bytes, Call call)
+{
+  NullTeam team(p, model);
+  std::vector<std::uint64_t> other(bytes / sizeof(std::uint64_t) + 1, 1);
+  std::uint64_t sum = 0;
+  auto work = [&] {
+    for (std::size_t i = 0; i < other.size(); i += 8) sum += other[i]; // a line at a time
+  };
+  std::vector<double> called, empty;
+  for (int b = 0; b < 5; ++b) {
+    double t_call = 0, t_empty = 0;
+    for (auto& c : team.comms)
+      for (std::size_t i = 0; i < n; ++i) {
+        work();
+        auto t0 = Clock::now();
+        auto t1 = Clock::now();
+        t_empty += std::chrono::duration<double>(t1 - t0).count();
+        work();
+        t0 = Clock::now();
+        call(c);
+        t1 = Clock::now();
+        t_call += std::chrono::duration<double>(t1 - t0).count();
+      }
+    called.push_back(t_call / static_cast<double>(n * p) * 1e9);
+    empty.push_back(t_empty / static_cast<double>(n * p) * 1e9);
+  }
+  std::sort(called.begin(), called.end());
+  std::sort(empty.begin(), empty.end());
+  if (sum == 42) std::printf(" "); // keeps the reads
+  return called[called.size() / 2] - empty[empty.size() / 2];
 }
 
 struct Settings {
@@ -425,6 +476,20 @@ int main(int argc, char** argv)
     // fewer than the 1024 problems whose picks it keeps (until 2026-11-27 it kept 64, and
     // every call of this loop selected again).
     row("allreduce, 1..200 elements in turn", sizes_in_turn(200));
+    // Calls between which the caller reads 1 MiB of its own memory, as an application's
+    // computation does between collectives: the same calls, with the library's code and data
+    // farther from the core.
+    const std::size_t other = std::size_t{1} << 20, cold_n = 2000;
+    row("broadcast, 1 MiB read between calls",
+        null_cold_ns(set.p, model, cold_n, other, [&](auto& c) { broadcast(c, std::span<double>(one), 0); }));
+    row("broadcast, nothing between calls (the same timing)",
+        null_cold_ns(set.p, model, cold_n, 0, [&](auto& c) { broadcast(c, std::span<double>(one), 0); }));
+    row("alltoall, 1 MiB read between calls", null_cold_ns(set.p, model, cold_n, other, [&](auto& c) {
+          alltoall(c, std::span<const double>(blocks), std::span<double>(got));
+        }));
+    row("alltoall, nothing between calls (the same timing)", null_cold_ns(set.p, model, cold_n, 0, [&](auto& c) {
+          alltoall(c, std::span<const double>(blocks), std::span<double>(got));
+        }));
   }
   return all_ok ? 0 : 1;
 }
