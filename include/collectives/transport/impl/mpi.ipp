@@ -399,9 +399,10 @@ COLLECTIVES_ALWAYS_INLINE void Endpoint::wait_all(std::size_t n, std::size_t nre
       // Only sends left and no watchdog: MPI_Wait, which waits as long as polling would
       // and skips the full fence Open MPI's MPI_Test* begin with. Right after an eager
       // send has written the peer's queue, that fence holds the core until the write has
-      // left it (perf puts the time there): at p = 2, the root of an 8-byte broadcast
-      // took 0.26-0.31 us with MPI_Isend and one MPI_Testsome, 0.10-0.16 us with
-      // MPI_Isend and MPI_Wait, on a machine whose cores pass a cache line slowly.
+      // left it (perf puts the time there). benchmarks/mpi_overhead's "send on its own"
+      // table, 8 bytes at p = 2 on a machine whose cores pass a cache line slowly:
+      // MPI_Isend with MPI_Testsome polls 3.15-3.34x MPI_Isend with MPI_Wait; the
+      // library's broadcast root 3.51-3.60x Open MPI's before this, 1.41-1.56x after.
       for (std::size_t i = nrecv; i < n; ++i)
         if (req[i] != MPI_REQUEST_NULL) detail::check(MPI_Wait(&req[i], MPI_STATUS_IGNORE), "MPI_Wait", rank_);
       break;
