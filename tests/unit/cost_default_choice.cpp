@@ -198,8 +198,9 @@ TEST_CASE("default algorithm: the pick follows the cost model", "[cost][select][
 TEST_CASE("default algorithm: ranks sharing cores on one node get the one-step algorithms", "[cost][select][default]")
 {
   // The model mpi::Endpoint starts with for 8 ranks on 2 cores (threads::Team's is alike):
-  // shared memory (half_duplex, crossbar), 2 lanes, and a wait per step of 3 start-ups.
-  constexpr CostModel node{.t_s = 1e-6, .t_w = 1e-9, .t_r = 5e-10, .half_duplex = true, .lanes = 2, .t_sync = 3e-6,
+  // shared memory (half_duplex, crossbar), 2 lanes, and a wait per step of 10 start-ups
+  // (a turn of 2.5 start-ups for each of a core's 4 ranks).
+  constexpr CostModel node{.t_s = 1e-6, .t_w = 1e-9, .t_r = 5e-10, .half_duplex = true, .lanes = 2, .t_sync = 10e-6,
                            .crossbar = true};
   auto scatter_call = [](auto& comm, auto tag) {
     std::vector<double> s(8 * 300, 1.0), r(300);

@@ -42,11 +42,15 @@ struct CostModel {
   bool half_duplex = false;
   /// Ranks that can run at once (the cores they share); 0: every rank runs on a core of
   /// its own. With fewer lanes than ranks, a step takes at least the sum of the ranks'
-  /// busy times divided by `lanes` (oversubscription: work waits for a core).
+  /// busy times (without t_sync) divided by `lanes`, plus one t_sync (oversubscription:
+  /// work waits for a core).
   std::size_t lanes = 0;
   /// Time per step for each rank that sends or receives in it, however many messages: the
   /// wait for its partners to be scheduled when ranks share cores. A rank that posts
-  /// several messages in one step waits for them together (t_s is paid per message).
+  /// several messages in one step waits for them together (t_s is paid per message). With
+  /// fewer lanes than ranks the ranks' waits overlap (each rank's turn on a core comes
+  /// round once a step, however many of them have messages): the step pays t_sync once,
+  /// not once per rank over the lanes.
   double t_sync = 0;
   /// Every message goes straight to its destination on a path of its own (one node's
   /// shared memory, a crossbar): one hop, and no link shared with another message, whatever

@@ -15,9 +15,10 @@
 //  - a rank's step time is the larger of its send and receive times, plus t_r m per block
 //    of local work; the step's time is the largest over its ranks;
 //  - beyond the seeds (model.hpp): under half_duplex a rank's busy time is the larger of
-//    its send and receive start-ups (t_s and t_h terms) plus the word times of both; with
-//    lanes < p, the step takes at least the sum of its ranks' times divided by lanes; a
-//    rank with a message to send or receive adds t_sync once; under crossbar every message
+//    its send and receive start-ups (t_s and t_h terms) plus the word times of both; a
+//    rank with a message to send or receive adds t_sync once; with lanes < p, the step
+//    takes at least t_sync (once, if any rank has a message) plus the sum of its ranks'
+//    times without their t_sync divided by lanes; under crossbar every message
 //    takes one hop and shares no link; a message sent from the output or scratch adds
 //    t_fresh m per word unit (at both ends, as its t_w term).
 
@@ -102,16 +103,20 @@ constexpr void add_unloaded(PortBusy& busy, const CostModel& model, double m, st
   busy.add(model, m, message_units(model.routing, blocks, 1, hops), hops);
 }
 
-/// A rank's busy time from its sends and receives: the slower of the two, or under
-/// half_duplex the slower start-ups plus both word times. That is the larger of the sends'
-/// time plus the receives' word time and the other way round, which is how it is added up:
-/// a start-up taken as time - word time would be NaN for an infinite word time. Plus
-/// t_sync when the rank has any message.
-constexpr double port_busy_time(const CostModel& model, double m, const PortBusy& send, const PortBusy& recv)
+/// A rank's work from its sends and receives: the slower of the two, or under half_duplex
+/// the slower start-ups plus both word times. That is the larger of the sends' time plus
+/// the receives' word time and the other way round, which is how it is added up: a
+/// start-up taken as time - word time would be NaN for an infinite word time.
+constexpr double port_work_time(const CostModel& model, double m, const PortBusy& send, const PortBusy& recv)
 {
   const double ts = send.time(model, m), tr = recv.time(model, m);
-  const double busy =
-    model.half_duplex ? std::max(ts + recv.word_time(model, m), tr + send.word_time(model, m)) : std::max(ts, tr);
+  return model.half_duplex ? std::max(ts + recv.word_time(model, m), tr + send.word_time(model, m)) : std::max(ts, tr);
+}
+
+/// A rank's busy time: its work (port_work_time) plus t_sync when it has any message.
+constexpr double port_busy_time(const CostModel& model, double m, const PortBusy& send, const PortBusy& recv)
+{
+  const double busy = port_work_time(model, m, send, recv);
   return model.t_sync != 0 && (send.n != 0 || recv.n != 0) ? busy + model.t_sync : busy;
 }
 
@@ -228,16 +233,24 @@ public:
       tally.blocks += msg.blocks;
     }
     tally.messages = messages_.size();
-    double work = 0;
+    const bool shared = model_.lanes != 0 && model_.lanes < p_;
+    double work = 0; // the ranks' times without their waits (t_sync)
+    bool waits = false;
     for (const std::size_t r : touched_) {
       const double t = rank_step_time(model_, m_, port_busy_time(model_, m_, send_[r], recv_[r]), local_[r]);
       tally.time = std::max(tally.time, t);
-      work += t;
+      if (shared) {
+        work += rank_step_time(model_, m_, port_work_time(model_, m_, send_[r], recv_[r]), local_[r]);
+        waits = waits || send_[r].n != 0 || recv_[r].n != 0;
+      }
       send_[r] = PortBusy{};
       recv_[r] = PortBusy{};
       local_[r] = 0;
     }
-    if (model_.lanes != 0 && model_.lanes < p_) tally.time = std::max(tally.time, work / static_cast<double>(model_.lanes));
+    // Sharing cores, the ranks' work queues for the lanes while their waits overlap: one
+    // t_sync for the step (model.hpp).
+    if (shared)
+      tally.time = std::max(tally.time, (waits ? model_.t_sync : 0) + work / static_cast<double>(model_.lanes));
     return tally;
   }
 

@@ -62,7 +62,7 @@ struct CalibrationOptions {
 };
 
 /// What the model makes of one message of a calibration pattern: it takes
-/// `share` x (t_s + t_sync) + `words` x t_w x w for w words. `share` is the lanes' share
+/// `share` x t_s + t_sync + `words` x t_w x w for w words. `share` is the lanes' share
 /// (the ranks taking part over the lanes they time-share, at least 1); `words` is `share`,
 /// doubled when a rank sends and receives in the step under half_duplex (shift).
 struct CalibrationScale {
@@ -271,12 +271,13 @@ Calibration calibrate_detailed(E& ep, const CalibrationOptions& options = {})
     }
     const auto [a, b] = detail::fit_relative(out.messages);
     const auto copy = detail::fit_relative(out.copies);
-    // The fitted line a + b w is share (t_s + t_sync) + words t_w w (calibration_scale).
+    // The fitted line a + b w is share t_s + t_sync + words t_w w (calibration_scale), a
+    // divided between t_s and t_sync in the suggested model's proportion.
     const CalibrationScale scale = calibration_scale(base, options.pattern, p);
-    const double start = a / scale.share;
-    const double suggested_start = base.t_s + base.t_sync;
-    const double ts = suggested_start > 0 ? start * (base.t_s / suggested_start) : start;
-    params = {ts, b / scale.words, ts < start ? start - ts : 0, copy[1],
+    const double suggested_start = scale.share * base.t_s + base.t_sync;
+    const double k = suggested_start > 0 ? a / suggested_start : 0;
+    const double ts = suggested_start > 0 ? k * base.t_s : a / scale.share;
+    params = {ts, b / scale.words, suggested_start > 0 ? k * base.t_sync : 0, copy[1],
               detail::worst_relative_error(out.messages, a, b)};
   }
   detail::calibration_agree(ep, params);

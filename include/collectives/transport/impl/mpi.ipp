@@ -47,10 +47,12 @@ COLLECTIVES_DECL CostModel machine_model(MPI_Comm comm, std::size_t rank, std::s
   const double per_core = worst[0];
   CostModel m = default_cost_model;
   if (per_core > 1) {
-    // Each core runs per_core ranks: p / per_core of them at once, and a rank waits for
-    // its partners to be scheduled once per step.
+    // Each core runs per_core ranks: p / per_core of them at once. Open MPI's waiting ranks
+    // poll (yielding), so every step waits for a round of the core's ranks, each turn
+    // about 2.5 t_s (a switch between processes, a poll, a yield). Fitted offline
+    // (benchmarks/picks_offline.py) to mpi_collectives at 4, 6 and 8 ranks on 2 cores.
     m.lanes = std::max<std::size_t>(1, static_cast<std::size_t>(static_cast<double>(size) / per_core));
-    m.t_sync = m.t_s * (per_core - 1);
+    m.t_sync = 2.5 * m.t_s * per_core;
   }
   // One node: shared memory, which any rank reaches directly.
   m.half_duplex = m.crossbar = worst[1] == 0;
