@@ -228,7 +228,8 @@ TEST_CASE("machine terms: a crossbar routes every message in one hop on a path o
   STATIC_REQUIRE(estimate(GatherLinearSchedule(4, 0), Ring<4>{}, static_cross, 1).time == 3 * (1 + 1));
 }
 
-TEST_CASE("machine terms: t_sync is paid once per step by each rank with a message, once by a step on lanes", "[cost][congestion]")
+TEST_CASE("machine terms: t_sync is paid once per step by each rank with a message and once by a step on lanes",
+          "[cost][congestion]")
 {
   constexpr double m = 10, sync = 1000;
   CostModel with = one_port;

@@ -16,9 +16,10 @@
 //    and receives add up (their start-ups still overlap); a rank with any message in a
 //    step adds t_sync (its wait for its partners); with lanes < p, a step takes at least
 //    t_sync plus the sum of every rank's step time without it divided by lanes (ranks
-//    time-sharing cores: their work queues, their waits overlap); under crossbar every message takes one hop and no two share a link; a message sent from
-//    the output or scratch adds t_fresh per word (the lower bounds select() sums leave it
-//    out: a bound without it is still a bound).
+//    time-sharing cores: their work queues, their waits overlap); under crossbar every
+//    message takes one hop and no two share a link; a message sent from the output or
+//    scratch adds t_fresh per word (the lower bounds select() sums leave it out: a bound
+//    without it is still a bound).
 // A rank's messages are summed as integers (messages, hops, words x load), so its time
 // does not depend on the order they come in (step_cost.hpp has the arithmetic).
 // The seeds' closed forms (closed_forms.hpp) are tests of it.
