@@ -113,11 +113,16 @@ constexpr double port_work_time(const CostModel& model, double m, const PortBusy
   return model.half_duplex ? std::max(ts + recv.word_time(model, m), tr + send.word_time(model, m)) : std::max(ts, tr);
 }
 
+/// A rank's work plus t_sync when it has any message: its busy time.
+constexpr double with_wait(const CostModel& model, double work, const PortBusy& send, const PortBusy& recv)
+{
+  return model.t_sync != 0 && (send.n != 0 || recv.n != 0) ? work + model.t_sync : work;
+}
+
 /// A rank's busy time: its work (port_work_time) plus t_sync when it has any message.
 constexpr double port_busy_time(const CostModel& model, double m, const PortBusy& send, const PortBusy& recv)
 {
-  const double busy = port_work_time(model, m, send, recv);
-  return model.t_sync != 0 && (send.n != 0 || recv.n != 0) ? busy + model.t_sync : busy;
+  return with_wait(model, port_work_time(model, m, send, recv), send, recv);
 }
 
 /// A rank's step time: its busy time plus t_r m per block of local work (none added when
@@ -237,10 +242,11 @@ public:
     double work = 0; // the ranks' times without their waits (t_sync)
     bool waits = false;
     for (const std::size_t r : touched_) {
-      const double t = rank_step_time(model_, m_, port_busy_time(model_, m_, send_[r], recv_[r]), local_[r]);
+      const double own = port_work_time(model_, m_, send_[r], recv_[r]);
+      const double t = rank_step_time(model_, m_, with_wait(model_, own, send_[r], recv_[r]), local_[r]);
       tally.time = std::max(tally.time, t);
       if (shared) {
-        work += rank_step_time(model_, m_, port_work_time(model_, m_, send_[r], recv_[r]), local_[r]);
+        work += rank_step_time(model_, m_, own, local_[r]);
         waits = waits || send_[r].n != 0 || recv_[r].n != 0;
       }
       send_[r] = PortBusy{};
