@@ -6,7 +6,10 @@ models without running again: for each cell (collective, size) this asks
 collectives-cost which algorithm the model picks on a ring of p, and counts the cells
 where that algorithm's measured time (the mean over the runs given) is within 1.1x of the
 best algorithm a ring's default may run (the dimensional ones are measured on a mesh and
-left out). Prints the count and the cells missed.
+left out). Prints the count and the cells missed. With --slowest it judges by each
+variant's slowest rank instead (runs made with --rows): when the call is over for every
+rank, which is what the model prices; the mean over ranks favours schedules whose first
+ranks leave early.
 
   mpirun --oversubscribe -n 8 mpi_collectives --scale 0.3 --no-threads > run1.txt   # (x3)
   python3 benchmarks/picks_offline.py --tool build/release/tools/collectives-cost \\
@@ -30,8 +33,9 @@ OPS = ['broadcast', 'reduce', 'allgather', 'reduce_scatter', 'allreduce', 'scan'
 UNITS = {'B': 1, 'KiB': 1 << 10, 'MiB': 1 << 20}
 
 
-def parse_run(path):
-    """{(collective, size): {column: time / native}} from one run's per-collective tables."""
+def parse_run(path, slowest=False):
+    """{(collective, size): {column: time / native}} from one run's per-collective tables
+    (slowest: from its --rows tables, each variant's max over ranks / native's)."""
     cells, coll, cols, p = {}, None, None, None
     for line in open(path):
         m = re.match(r'### (\w+), p = (\d+)', line)
@@ -41,6 +45,11 @@ def parse_run(path):
         if line.startswith('## Summary'):
             coll = None
         if coll is None:
+            continue
+        if slowest:
+            row = re.match(r'(\d+ (?:B|KiB|MiB))\s+(\w+)\s+[\d.]+\s+[\d.]+\s+([\d.]+)\s+\d+\s*$', line)
+            if row:
+                cells.setdefault((coll, row.group(1)), {})[row.group(2)] = float(row.group(3))
             continue
         if line.startswith('| size'):
             # Only the tables of time / native (alltoall's hand-written table is another).
@@ -55,6 +64,12 @@ def parse_run(path):
                 except ValueError:
                     pass  # size, native us (mean (min-max))
             cells[(coll, values[0])] = row
+    if slowest:
+        for key, row in cells.items():
+            native = row.pop('native', None)
+            if not native:
+                sys.exit(f'picks_offline: {path}: no native row for {key} (run mpi_collectives with --rows)')
+            cells[key] = {c: t / native for c, t in row.items()}
     return cells, p
 
 
@@ -67,10 +82,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--tool', default='build/release/tools/collectives-cost')
     ap.add_argument('--model', action='append', required=True, help='collectives-cost options of one model')
+    ap.add_argument('--slowest', action='store_true',
+                    help="judge by the slowest rank (the runs' --rows tables) instead of the mean over ranks")
     ap.add_argument('runs', nargs='+', help='mpi_collectives outputs (one p)')
     args = ap.parse_args()
 
-    parsed = [parse_run(r) for r in args.runs]
+    parsed = [parse_run(r, args.slowest) for r in args.runs]
     ps = {p for _, p in parsed}
     if len(ps) != 1 or None in ps:
         sys.exit('picks_offline: the runs must be of one p, with per-collective tables')
@@ -107,7 +124,7 @@ def main():
                 missed.append(f'{op} {size}: picks {pick} ({mean.get(pick, float("nan")):.2f}), '
                               f'best {best} ({ring[best]:.2f})')
         print(f'model "{model}": pick within 1.1x of the best in {good} of {len(keys)} cells '
-              f'(p = {p}, mean of {len(runs)} runs)')
+              f'(p = {p}, mean of {len(runs)} runs{", by the slowest rank" if args.slowest else ""})')
         for line in missed:
             print('  missed:', line)
 
