@@ -161,6 +161,47 @@ TEST_CASE("threads: different collectives, roots and missing calls are named", "
   }
 }
 
+TEST_CASE("threads: a step's collective is compared by its name, wherever the name is stored", "[threads][errors]")
+{
+  // The entry carries the name's address, and its characters in the entry's other line: a
+  // name at another address but the same characters is the same collective (a message of
+  // 8 bytes travels in the header's line, one of 100 bytes after it); other characters at
+  // the same call and step are a CallMismatch naming both.
+  for (std::size_t bytes : {std::size_t{8}, std::size_t{32}, std::size_t{100}}) {
+    for (bool same : {true, false}) {
+      INFO(bytes << " bytes, " << (same ? "the same name" : "another name"));
+      std::vector<std::byte> got(bytes, std::byte{0});
+      // Each rank's own string, at another address; they outlive the run, as the names a
+      // message carries must (the library's are string literals).
+      const std::string names[2] = {same ? "user_collective" : "user_collectivf", "user_collective"};
+      const Outcome o = outcome(2, [&](threads::Endpoint& ep) {
+        const StepInfo info{names[ep.rank()], "mine", 1, 0, 1};
+        std::vector<std::byte> data(bytes, std::byte{7});
+        if (ep.rank() == 0) {
+          const ConstBytes out{data.data(), bytes};
+          const SendRequest s{1, {&out, 1}};
+          ep.exchange({&s, 1}, {}, info);
+        } else {
+          const MutableBytes in{got.data(), bytes};
+          const RecvRequest r{0, {&in, 1}};
+          ep.exchange({}, {&r, 1}, info);
+        }
+      });
+      CHECK(o.seconds < 1.0);
+      if (same) {
+        CHECK(o.type == "none");
+        CHECK(got == std::vector<std::byte>(bytes, std::byte{7}));
+      } else {
+        CHECK(o.type == "CallMismatch");
+        CHECK_THAT(o.what, Contains("in user_collective (mine), call 1, step 0 of 1") &&
+                             Contains("finds one of user_collectivf (mine), call 1, step 0 of 1 (" +
+                                      std::to_string(bytes) + " bytes)"));
+        CHECK(got == std::vector<std::byte>(bytes, std::byte{0}));
+      }
+    }
+  }
+}
+
 TEST_CASE("threads: a message left over from one call is never consumed by the next", "[threads][errors]")
 {
   // Issue 13's MPI reproducer on threads: rank 0 says root 0, the others root 1; then a

@@ -317,13 +317,13 @@ TEST_CASE("threads: a payload left in the ring never passes for the next message
   CHECK(got[4] == 42);
 }
 
-TEST_CASE("threads: messages of 0 to 20 bytes arrive whole, copied or combined, across the ring's wraps", "[threads]")
+TEST_CASE("threads: messages of 0 to 36 bytes arrive whole, copied or combined, across the ring's wraps", "[threads]")
 {
-  // A message of 1 to 16 bytes travels in its entry's header line and the sender's algorithm
-  // name in the entry's second line; from 17 bytes the payload is in the second line. On a
-  // 512-byte ring (entries of 64 bytes when empty, else 128) the sizes cycling 0..20 wrap
-  // once a cycle, and every size lands at offsets 0, 128, 256 and 384, the first entry
-  // after a wrap among them (15 wraps in the 300 messages). The
+  // A message of 1 to 32 bytes travels in its entry's header line and the rest of the
+  // sender's step (its names) in the entry's second line; from 33 bytes the payload is in
+  // the second line. On a 512-byte ring (entries of 64 bytes when empty, else 128) the
+  // sizes cycling 0..36 wrap once a cycle, and every size lands at four offsets, the first
+  // entry after a wrap among them (16 wraps in the 592 messages). The
   // sender's message is two pieces and so is the receive, split at different places; every
   // other message is combined (bytes added) into a buffer that holds 1s. Guard bytes around
   // the receive must stay untouched.
@@ -339,8 +339,8 @@ TEST_CASE("threads: messages of 0 to 20 bytes arrive whole, copied or combined, 
   auto byte_of = [](std::size_t k, std::size_t i) { return static_cast<unsigned char>(k * 31 + i * 7 + 1); };
   std::vector<std::string> errors;
   team.run([&](threads::Endpoint& ep) {
-    for (std::size_t k = 0; k < 300; ++k) {
-      const std::size_t bytes = k % 21;
+    for (std::size_t k = 0; k < 592; ++k) {
+      const std::size_t bytes = k % 37;
       const bool combine = k % 2 == 1;
       if (ep.rank() == 0) {
         Bytes data(bytes);

@@ -7,8 +7,9 @@
 // call, step, collective and algorithm names) and, for small messages, the payload. The
 // header's first word publishes the entry: the receiver polls it where its next entry will
 // start (no shared head index to read first), so a message costs the receiver one cache
-// line more than its payload, and a message of 1 to 16 bytes, which travels in the header
-// line in place of the algorithm's name (only error messages read it), one line in all.
+// line more than its payload, and a message of 1 to 32 bytes, which travels in the header
+// line in place of the algorithm's name and the rest of the sender's step (only error
+// messages read them), one line in all.
 //  - Eager (at most Options::eager_bytes): the sender copies the message into its entry
 //    and goes on without waiting for the receiver, as Open MPI's shared-memory path does;
 //    the receiver copies (or combines) it out. Two copies, no wait: below the threshold
@@ -246,21 +247,28 @@ private:
 
   /// The head of every ring entry, after its publication word (see publish()): what the
   /// receiver checks on every message. Whether the entry is eager, an offer or a wrap
-  /// follows from `bytes`. The header line's last 16 bytes (at `slot_at`) hold the
-  /// sender's algorithm name, which only an error message reads, or, for a message of 1 to
-  /// `inline_bytes` bytes, the payload itself: such a message costs its receiver one cache
-  /// line (the name moves to the entry's second line, where the payload would have been).
+  /// follows from `bytes`. The header line's last 32 bytes (at `slot_at`) hold the entry's
+  /// Names, which only an error message or a name compared by its characters reads, or,
+  /// for a message of 1 to `inline_bytes` bytes, the payload itself: such a message costs
+  /// its receiver one cache line (the Names move to the entry's second line, where the
+  /// payload would have been).
   struct Header {
-    std::uint64_t bytes = 0; // the message's size; a wrap: wrap_bit | the bytes skipped
-    std::uint64_t call = 0;  // the sender's call number (0: no StepInfo)
+    std::uint64_t bytes = 0;          // the message's size; a wrap: wrap_bit | the bytes skipped
+    std::uint32_t call = 0;           // the sender's call number mod 2^32 (0: no StepInfo)
     std::uint32_t step = 0;
+    const char* collective = nullptr; // the collective's name (its size: Names)
+  };
+  /// The rest of the sender's StepInfo.
+  struct Names {
+    std::string_view algorithm{};
+    std::uint64_t call = 0; // the whole call number
+    std::uint32_t collective_size = 0;
     std::uint32_t steps = 0;
-    std::string_view collective{};
   };
   static constexpr std::size_t seq_bytes = sizeof(std::uint64_t);
   static constexpr std::size_t slot_at = seq_bytes + sizeof(Header);
   static constexpr std::size_t inline_bytes = header_bytes - slot_at;
-  static_assert(inline_bytes == sizeof(std::string_view) && slot_at % 16 == 0);
+  static_assert(inline_bytes == sizeof(Names) && slot_at % 16 == 0);
   static constexpr std::uint64_t wrap_bit = std::uint64_t{1} << 63;
 
   /// States of a channel's rendezvous record (shared: claimed, and open to the sender's
@@ -370,11 +378,17 @@ private:
   /// swap places for an inline message.
   std::size_t payload_at(std::uint64_t bytes) const { return is_inline(bytes) ? slot_at : header_bytes; }
   std::size_t name_at(std::uint64_t bytes) const { return is_inline(bytes) ? header_bytes : slot_at; }
-  std::string_view algorithm_at(const std::byte* e, const Header& h) const
+  Names names_at(const std::byte* e, const Header& h) const
   {
-    std::string_view name;
-    std::memcpy(&name, e + name_at(h.bytes), sizeof name);
-    return name;
+    Names n;
+    std::memcpy(&n, e + name_at(h.bytes), sizeof n);
+    return n;
+  }
+  /// The sender's StepInfo, from its entry (the names refer to the sender's strings).
+  StepInfo step_info_at(const std::byte* e, const Header& h) const
+  {
+    const Names n = names_at(e, h);
+    return {{h.collective, n.collective_size}, n.algorithm, n.call, h.step, n.steps};
   }
 
   void reset();
@@ -442,7 +456,20 @@ private:
   void block(std::size_t me);
   void withdraw(std::size_t me) noexcept;
   COLLECTIVES_COLD std::string waits_text(std::size_t r);
-  void check_header(std::size_t me, const RecvRequest& r, const std::byte* e, const Header& h, const StepInfo* info);
+  /// Whether a message's header shows the receiver's own call and step: both unnamed, or
+  /// the same call number (mod 2^32), step and collective, whose names are usually the same
+  /// string literal (compared by address; check_header compares other addresses' names by
+  /// their characters).
+  static bool same_step(const Header& h, const StepInfo* info)
+  {
+    return info == nullptr || info->call == 0 || h.call == 0 ||
+           (h.call == static_cast<std::uint32_t>(info->call) && h.step == info->step &&
+            h.collective == info->collective.data());
+  }
+  /// A message that is not same_step(): returns if its names' characters match after all,
+  /// else throws CallMismatch naming both steps.
+  COLLECTIVES_COLD void check_header(std::size_t me, const RecvRequest& r, const std::byte* e, const Header& h,
+                                     const StepInfo* info);
   void check_all_received();
 
   std::size_t p_;

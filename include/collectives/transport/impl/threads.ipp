@@ -260,15 +260,15 @@ COLLECTIVES_DECL void Team::throw_released(std::size_t me, std::size_t peer, con
 COLLECTIVES_DECL void Team::check_header(std::size_t me, const RecvRequest& r, const std::byte* e, const Header& h,
                                          const StepInfo* info)
 {
-  // Only calls that name themselves on both sides can be compared.
-  if (info == nullptr || info->call == 0 || h.call == 0) return;
-  if (h.call == info->call && h.step == info->step && h.collective == info->collective) return;
-  StepInfo theirs{h.collective, algorithm_at(e, h), h.call, h.step, h.steps};
+  // Both name their calls (same_step): another address of the collective's name is
+  // compared by its characters (the Names, in the entry's other line).
+  const StepInfo theirs = step_info_at(e, h);
+  if (theirs.call == info->call && theirs.step == info->step && theirs.collective == info->collective) return;
   std::string what = "collectives::threads: rank " + std::to_string(me) + ", in " + detail::describe_step(info) +
                      ", expects a message from rank " + std::to_string(r.peer) + " but finds one of " +
                      detail::describe_step(&theirs) + " (" + std::to_string(h.bytes) + " bytes)";
-  if (h.call < info->call) what += ", left over from an earlier call that never received it";
-  else if (h.call > info->call) what += ": rank " + std::to_string(r.peer) + " has gone on to a later call";
+  if (theirs.call < info->call) what += ", left over from an earlier call that never received it";
+  else if (theirs.call > info->call) what += ": rank " + std::to_string(r.peer) + " has gone on to a later call";
   raise(me, CallMismatch(what + ". " + detail::mismatch_causes));
 }
 
@@ -295,17 +295,19 @@ COLLECTIVES_DECL bool Team::try_post(std::size_t me, const SendRequest& s, const
   }
   Header h;
   h.bytes = bytes;
-  std::string_view algorithm;
+  Names n;
   if (info != nullptr) {
-    h.call = info->call;
+    h.call = static_cast<std::uint32_t>(info->call);
     h.step = static_cast<std::uint32_t>(info->step);
-    h.steps = static_cast<std::uint32_t>(info->steps);
-    h.collective = info->collective;
-    algorithm = info->algorithm;
+    h.collective = info->collective.data();
+    n.algorithm = info->algorithm;
+    n.call = info->call;
+    n.collective_size = static_cast<std::uint32_t>(info->collective.size());
+    n.steps = static_cast<std::uint32_t>(info->steps);
   }
   std::byte* e = entry_at(ch, head + skip);
   std::memcpy(e + seq_bytes, &h, sizeof h);
-  std::memcpy(e + name_at(bytes), &algorithm, sizeof algorithm);
+  std::memcpy(e + name_at(bytes), &n, sizeof n);
   if (eager) {
     std::byte* to = e + payload_at(bytes);
     for (const auto& piece : s.pieces) {
@@ -395,7 +397,7 @@ COLLECTIVES_DECL bool Team::try_receive(std::size_t me, std::size_t index, const
     e = entry_at(ch, tail);
     h = header_at(e);
   }
-  check_header(me, r, e, h, info);
+  if (!same_step(h, info)) check_header(me, r, e, h, info);
   const std::size_t want = total_bytes(r.pieces);
   if (h.bytes != want)
     raise(me, std::length_error(detail::size_mismatch_text("collectives::threads", me, r.peer, want, h.bytes, info)));
@@ -769,7 +771,7 @@ COLLECTIVES_DECL void Team::check_all_received()
       const std::byte* e = entry_at(ch, tail);
       if (const Header w = header_at(e); (w.bytes & wrap_bit) != 0) e = entry_at(ch, tail + entry_bytes(w));
       const Header h = header_at(e);
-      const StepInfo theirs{h.collective, algorithm_at(e, h), h.call, h.step, h.steps};
+      const StepInfo theirs = step_info_at(e, h);
       throw CallMismatch("collectives::threads: rank " + std::to_string(to) + " never received the " +
                          std::to_string(h.bytes) + "-byte message rank " + std::to_string(from) + " sent it in " +
                          detail::describe_step(&theirs) + "; results of that call may be wrong. " +
