@@ -254,7 +254,7 @@ private:
   /// payload would have been).
   struct Header {
     std::uint64_t bytes = 0;          // the message's size; a wrap: wrap_bit | the bytes skipped
-    std::uint32_t call = 0;           // the sender's call number mod 2^32 (0: no StepInfo)
+    std::uint32_t call = 0;           // the sender's call number mod 2^32 (0: not compared)
     std::uint32_t step = 0;
     const char* collective = nullptr; // the collective's name (its size: Names)
   };
@@ -456,10 +456,12 @@ private:
   void block(std::size_t me);
   void withdraw(std::size_t me) noexcept;
   COLLECTIVES_COLD std::string waits_text(std::size_t r);
-  /// Whether a message's header shows the receiver's own call and step: both unnamed, or
-  /// the same call number (mod 2^32), step and collective, whose names are usually the same
-  /// string literal (compared by address; check_header compares other addresses' names by
-  /// their characters).
+  /// Whether a message's header shows the receiver's own call and step: either side has
+  /// no call to compare (no StepInfo, or a sender's call number that is 0 mod 2^32), or
+  /// both have the same call number mod 2^32, step and collective, whose names are usually
+  /// the same string literal (compared by address; check_header compares other addresses'
+  /// names by their characters). A message of a call 2^32 calls away would pass, but a
+  /// stale message is found by the next receive on its channel.
   static bool same_step(const Header& h, const StepInfo* info)
   {
     return info == nullptr || info->call == 0 || h.call == 0 ||
