@@ -65,6 +65,8 @@ def parse_run(path, slowest=False):
                     pass  # size, native us (mean (min-max))
             cells[(coll, values[0])] = row
     if slowest:
+        if not cells:
+            sys.exit(f'picks_offline: {path}: no per-variant rows (run mpi_collectives with --rows)')
         for key, row in cells.items():
             native = row.pop('native', None)
             if not native:
