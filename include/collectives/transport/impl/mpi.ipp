@@ -451,6 +451,16 @@ COLLECTIVES_DECL void Endpoint::exchange_one(const SendRequest* send, const Recv
   const std::size_t nrecv = recv != nullptr ? 1 : 0;
   const std::size_t n = nrecv + (send != nullptr ? 1 : 0);
   std::size_t recv_bytes = 0;
+  if (recv == nullptr && timeout_ == 0) {
+    // A lone send and no watchdog: MPI_Send returns when MPI_Isend and MPI_Wait would
+    // (wait_all's only-sends case), with less of Open MPI's work (mpi_overhead, 8 bytes at
+    // p = 2: the broadcast root 1.33-1.48x Open MPI's root instead of 1.36-1.65x).
+    const void* buf = send->pieces.empty() ? nullptr : send->pieces[0].data;
+    const std::size_t bytes = send->pieces.empty() ? 0 : send->pieces[0].size;
+    detail::check(MPI_Send(buf, static_cast<int>(bytes), MPI_BYTE, static_cast<int>(send->peer), tag_, comm_),
+                  "MPI_Send", rank_);
+    return;
+  }
   try {
     if (recv != nullptr) {
       void* buf = nullptr;
