@@ -840,12 +840,17 @@ void print_summary(const Run& run)
   for (const auto& [name, lines] : run.results)
     for (const Line& l : lines) {
       const double native = l.cells.front().stat.avg;
-      const Cell *best = nullptr, *ring_best = nullptr;
-      for (const Cell& c : l.cells) {
-        if (!is_algorithm(c.name)) continue;
-        if (!best || c.stat.avg < best->stat.avg) best = &c;
-        if (c.on_ring && (!ring_best || c.stat.avg < ring_best->stat.avg)) ring_best = &c;
-      }
+      // The fastest algorithm, and the fastest a ring's default may run, by one statistic.
+      const auto fastest = [&](double Stat::*by) {
+        std::pair<const Cell*, const Cell*> f{nullptr, nullptr};
+        for (const Cell& c : l.cells) {
+          if (!is_algorithm(c.name)) continue;
+          if (!f.first || c.stat.*by < f.first->stat.*by) f.first = &c;
+          if (c.on_ring && (!f.second || c.stat.*by < f.second->stat.*by)) f.second = &c;
+        }
+        return f;
+      };
+      const auto [best, ring_best] = fastest(&Stat::avg);
       const Cell *d = l.find("default"), *t = l.find("threads"), *own = l.find(l.pick);
       std::printf("| %s | %s | %.2f | %.2f | %s | ", name.c_str(), size_cell(l, name != "barrier").c_str(), native,
                   d ? d->stat.avg / native : 0.0, l.pick.c_str());
@@ -875,12 +880,7 @@ void print_summary(const Run& run)
       // The same counts by the slowest rank: a call is over when its last rank is done,
       // which is what the cost model prices; the mean favours schedules whose first ranks
       // leave early (a ring's scan).
-      const Cell *slow_best = nullptr, *slow_ring = nullptr;
-      for (const Cell& c : l.cells) {
-        if (!is_algorithm(c.name)) continue;
-        if (!slow_best || c.stat.max < slow_best->stat.max) slow_best = &c;
-        if (c.on_ring && (!slow_ring || c.stat.max < slow_ring->stat.max)) slow_ring = &c;
-      }
+      const auto [slow_best, slow_ring] = fastest(&Stat::max);
       slowest_default += !slow_best || (d && d->stat.max <= 1.1 * slow_best->stat.max);
       slowest_pick += !slow_best || (own && own->stat.max <= 1.1 * slow_best->stat.max);
       slowest_ring += !slow_ring || (own && own->stat.max <= 1.1 * slow_ring->stat.max);

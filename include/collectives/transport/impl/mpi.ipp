@@ -451,14 +451,14 @@ COLLECTIVES_DECL void Endpoint::exchange_one(const SendRequest* send, const Recv
   const std::size_t nrecv = recv != nullptr ? 1 : 0;
   const std::size_t n = nrecv + (send != nullptr ? 1 : 0);
   std::size_t recv_bytes = 0;
+  const void* send_buf = send == nullptr || send->pieces.empty() ? nullptr : send->pieces[0].data;
+  const int send_bytes = send == nullptr || send->pieces.empty() ? 0 : static_cast<int>(send->pieces[0].size);
   if (recv == nullptr && timeout_ == 0) {
     // A lone send and no watchdog: MPI_Send returns when MPI_Isend and MPI_Wait would
     // (wait_all's only-sends case), with less of Open MPI's work (mpi_overhead, 8 bytes at
     // p = 2: the broadcast root 1.33-1.48x Open MPI's root instead of 1.36-1.65x).
-    const void* buf = send->pieces.empty() ? nullptr : send->pieces[0].data;
-    const std::size_t bytes = send->pieces.empty() ? 0 : send->pieces[0].size;
-    detail::check(MPI_Send(buf, static_cast<int>(bytes), MPI_BYTE, static_cast<int>(send->peer), tag_, comm_),
-                  "MPI_Send", rank_);
+    detail::check(MPI_Send(send_buf, send_bytes, MPI_BYTE, static_cast<int>(send->peer), tag_, comm_), "MPI_Send",
+                  rank_);
     return;
   }
   try {
@@ -472,17 +472,9 @@ COLLECTIVES_DECL void Endpoint::exchange_one(const SendRequest* send, const Recv
                               comm_, &req[0]),
                     "MPI_Irecv", rank_);
     }
-    if (send != nullptr) {
-      const void* buf = nullptr;
-      std::size_t bytes = 0;
-      if (!send->pieces.empty()) {
-        buf = send->pieces[0].data;
-        bytes = send->pieces[0].size;
-      }
-      detail::check(MPI_Isend(buf, static_cast<int>(bytes), MPI_BYTE, static_cast<int>(send->peer), tag_, comm_,
-                              &req[nrecv]),
+    if (send != nullptr)
+      detail::check(MPI_Isend(send_buf, send_bytes, MPI_BYTE, static_cast<int>(send->peer), tag_, comm_, &req[nrecv]),
                     "MPI_Isend", rank_);
-    }
     wait_all(n, nrecv, req, index, status,
              [&](std::size_t i, MPI_Status& st, int code) {
                if (i >= nrecv) {
