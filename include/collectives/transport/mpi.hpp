@@ -14,7 +14,8 @@
 //    MPI_Testsome until all have completed (polling, not blocking, so that a wait can look
 //    for stale messages and keep the watchdog; MPI_Sendrecv is the same underneath); once
 //    only sends are left and there is no watchdog, MPI_Wait (nothing to look for, and no
-//    fence, which Open MPI's MPI_Test* begin with);
+//    fence, which Open MPI's MPI_Test* begin with); a step of one send in one piece and
+//    nothing to receive, without a watchdog, is one MPI_Send, which returns when they would;
 //  - a message of more than Options::max_message_bytes (INT_MAX by default: MPI counts
 //    are int) goes as several MPI messages cut at the same byte offsets on both sides and
 //    matched in order (MPI never lets two messages on one communicator, source and tag
