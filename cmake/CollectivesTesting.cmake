@@ -55,13 +55,52 @@ endfunction()
 # collectives::mpi among <target>'s libraries, tests/support/precompiled_mpi.hpp), built once
 # per build tree by the object library collectives_test_pch[_mpi]. Saves 0.3-3 s of each
 # test TU (the time it spent parsing them). COLLECTIVES_TEST_PCH=OFF turns it off.
+# It also links the library's non-template code compiled once per build tree
+# (collectives_test_core[_mpi]: tests/support/linked_core*.cpp, with
+# COLLECTIVES_DETAIL_LINKED_CORE, which <target> and the PCH are then compiled with): the
+# target's TUs only declare the threads and MPI transports, the executor core, the error
+# texts and calibrate's clock, and keep every template, a default call's selection and the
+# schedules' visits header-only (detail/config.hpp). Saves their code generation, 2-3 s of
+# each test TU at -O0. COLLECTIVES_TEST_LINKED_CORE=OFF compiles it in every TU.
+# A target that links the MPI shim's objects (header-only builds of the same code) takes
+# neither.
 # ---------------------------------------------------------------------------
+function(_collectives_test_core mpi out)
+  if(NOT TARGET collectives_test_core)
+    add_library(collectives_test_core STATIC "${PROJECT_SOURCE_DIR}/tests/support/linked_core.cpp")
+    target_compile_definitions(collectives_test_core PUBLIC COLLECTIVES_DETAIL_LINKED_CORE)
+    target_link_libraries(collectives_test_core PUBLIC collectives::collectives PRIVATE collectives_warnings)
+  endif()
+  set(core collectives_test_core)
+  if(mpi)
+    if(NOT TARGET collectives_test_core_mpi)
+      add_library(collectives_test_core_mpi STATIC "${PROJECT_SOURCE_DIR}/tests/support/linked_core_mpi.cpp")
+      target_link_libraries(collectives_test_core_mpi PUBLIC collectives_test_core collectives::mpi
+                                                      PRIVATE collectives_warnings)
+    endif()
+    set(core collectives_test_core_mpi)
+  endif()
+  set(${out} ${core} PARENT_SCOPE)
+endfunction()
+
 function(collectives_use_test_pch target)
+  get_target_property(libraries ${target} LINK_LIBRARIES)
+  if("collectives_pmpi_static" IN_LIST libraries)
+    return()
+  endif()
+  set(mpi FALSE)
+  if("collectives::mpi" IN_LIST libraries OR "MPI::MPI_C" IN_LIST libraries)
+    set(mpi TRUE)
+  endif()
+  set(core)
+  if(COLLECTIVES_TEST_LINKED_CORE)
+    _collectives_test_core(${mpi} core)
+    target_link_libraries(${target} PRIVATE ${core})
+  endif()
   if(NOT COLLECTIVES_TEST_PCH)
     return()
   endif()
-  get_target_property(libraries ${target} LINK_LIBRARIES)
-  if("collectives::mpi" IN_LIST libraries OR "MPI::MPI_C" IN_LIST libraries)
+  if(mpi)
     set(pch collectives_test_pch_mpi)
     set(header precompiled_mpi.hpp)
     set(library collectives::mpi)
@@ -75,7 +114,7 @@ function(collectives_use_test_pch target)
     set(stub "${CMAKE_BINARY_DIR}/${pch}.cpp")
     file(CONFIGURE OUTPUT "${stub}" CONTENT "// The precompiled header's own TU.\n" @ONLY)
     add_library(${pch} OBJECT "${stub}")
-    target_link_libraries(${pch} PRIVATE ${library} Catch2::Catch2 collectives_warnings)
+    target_link_libraries(${pch} PRIVATE ${library} ${core} Catch2::Catch2 collectives_warnings)
     target_precompile_headers(${pch} PRIVATE "${PROJECT_SOURCE_DIR}/tests/support/${header}")
   endif()
   target_precompile_headers(${target} REUSE_FROM ${pch})

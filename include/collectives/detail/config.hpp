@@ -10,10 +10,22 @@
 // <collectives/separate_compilation.hpp> (and, on MPI, separate_compilation_mpi.hpp). That
 // saves each translation unit the code generation every call would otherwise repeat.
 
+/// 1 when the library's non-template code (the impl/*.ipp files) is compiled elsewhere and
+/// the headers only declare it: with COLLECTIVES_SEPARATE_COMPILATION, and with
+/// COLLECTIVES_DETAIL_LINKED_CORE, which only the library's own test builds define. There
+/// that code is compiled once per build tree and linked (cmake/CollectivesTesting.cmake),
+/// and everything else stays as header-only: every template, a default call's selection,
+/// the schedules' visits and the estimate's walks (unlike collectives::compiled).
+#if defined(COLLECTIVES_SEPARATE_COMPILATION) || defined(COLLECTIVES_DETAIL_LINKED_CORE)
+#define COLLECTIVES_DETAIL_CORE_APART 1
+#else
+#define COLLECTIVES_DETAIL_CORE_APART 0
+#endif
+
 /// `inline` when the headers hold the definitions (header-only), nothing when they are
-/// compiled once (COLLECTIVES_SEPARATE_COMPILATION): on every out-of-line definition
-/// that mode moves.
-#if defined(COLLECTIVES_SEPARATE_COMPILATION)
+/// compiled once (COLLECTIVES_DETAIL_CORE_APART): on every out-of-line definition that
+/// mode moves.
+#if COLLECTIVES_DETAIL_CORE_APART
 #define COLLECTIVES_DECL
 #else
 #define COLLECTIVES_DECL inline

@@ -64,6 +64,6 @@ COLLECTIVES_COLD COLLECTIVES_DECL std::string text_of(std::initializer_list<Text
 
 } // namespace collectives::detail
 
-#if !defined(COLLECTIVES_SEPARATE_COMPILATION)
+#if !COLLECTIVES_DETAIL_CORE_APART
 #include <collectives/detail/impl/require.ipp>
 #endif

@@ -360,8 +360,8 @@ template <class P, class Context>
 void run_plan(const P& plan, const EndpointRef& ep, const std::array<ByteBuffer, 3>& bufs, const Reducer* red,
               Context& x, StepInfo& info);
 
-#if defined(COLLECTIVES_SEPARATE_COMPILATION)
-/// run_steps<ExecContext>, compiled once (collectives::compiled).
+#if COLLECTIVES_DETAIL_CORE_APART
+/// run_steps<ExecContext>, compiled once (collectives::compiled, or the tests' linked core).
 void run_schedule_core(const ScheduleRef& s, const EndpointRef& ep, const std::array<ByteBuffer, 3>& bufs,
                        const Reducer* red, ExecContext& x, StepInfo& info);
 #endif
@@ -442,7 +442,7 @@ template <endpoint E>
 void run_schedule_at(const ScheduleRef& s, E& ep, const std::array<ByteBuffer, 3>& bufs, const Reducer* red,
                      ExecContext& x, StepInfo& info)
 {
-#if defined(COLLECTIVES_SEPARATE_COMPILATION)
+#if COLLECTIVES_DETAIL_CORE_APART
   run_schedule_core(s, endpoint_ref(ep), bufs, red, x, info);
 #else
   run_steps(s, endpoint_ref(ep), bufs, red, x, info);
@@ -531,6 +531,6 @@ void execute(const S& s, E& ep, const T* input, BlockLayout in_layout, T* output
 
 } // namespace collectives
 
-#if !defined(COLLECTIVES_SEPARATE_COMPILATION)
+#if !COLLECTIVES_DETAIL_CORE_APART
 #include <collectives/execution/impl/executor.ipp>
 #endif

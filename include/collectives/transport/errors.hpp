@@ -63,6 +63,6 @@ COLLECTIVES_COLD COLLECTIVES_DECL std::string size_mismatch_text(const char* tra
 
 } // namespace collectives
 
-#if !defined(COLLECTIVES_SEPARATE_COMPILATION)
+#if !COLLECTIVES_DETAIL_CORE_APART
 #include <collectives/transport/impl/errors.ipp>
 #endif

@@ -475,6 +475,6 @@ decltype(auto) abort_on_exception(F&& f, MPI_Comm comm = MPI_COMM_WORLD, int err
 
 } // namespace collectives::mpi
 
-#if !defined(COLLECTIVES_SEPARATE_COMPILATION)
+#if !COLLECTIVES_DETAIL_CORE_APART
 #include <collectives/transport/impl/mpi.ipp>
 #endif

@@ -518,6 +518,6 @@ inline void Endpoint::exchange(std::span<const SendRequest> sends, std::span<con
 } // namespace threads
 } // namespace collectives
 
-#if !defined(COLLECTIVES_SEPARATE_COMPILATION)
+#if !COLLECTIVES_DETAIL_CORE_APART
 #include <collectives/transport/impl/threads.ipp>
 #endif

@@ -301,6 +301,6 @@ CostModel calibrate(E& ep, const CalibrationOptions& options = {})
 
 } // namespace collectives
 
-#if !defined(COLLECTIVES_SEPARATE_COMPILATION)
+#if !COLLECTIVES_DETAIL_CORE_APART
 #include <collectives/tuning/impl/calibrate.ipp>
 #endif

@@ -478,7 +478,7 @@ void run_steps(const ScheduleRef& s, const EndpointRef& ep, const std::array<Byt
   run_plan(*plan, ep, bufs, red, x, info);
 }
 
-#if defined(COLLECTIVES_SEPARATE_COMPILATION)
+#if COLLECTIVES_DETAIL_CORE_APART
 void run_schedule_core(const ScheduleRef& s, const EndpointRef& ep, const std::array<ByteBuffer, 3>& bufs,
                        const Reducer* red, ExecContext& x, StepInfo& info)
 {
