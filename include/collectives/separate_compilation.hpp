@@ -7,8 +7,11 @@
 // library's schedules and the run-time estimate's walks (cost/compiled_once.hpp). The
 // templates over the caller's types stay in the headers, and the MPI transport's part is
 // separate_compilation_mpi.hpp, so that this one needs no MPI.
+//
+// The library's own test builds compile its first part alone, the non-template code, with
+// COLLECTIVES_DETAIL_LINKED_CORE (detail/config.hpp, tests/support/linked_core.cpp).
 
-#if !defined(COLLECTIVES_SEPARATE_COMPILATION)
+#if !defined(COLLECTIVES_SEPARATE_COMPILATION) && !defined(COLLECTIVES_DETAIL_LINKED_CORE)
 #error "collectives/separate_compilation.hpp: define COLLECTIVES_SEPARATE_COMPILATION in every translation unit (without it the headers already define everything)"
 #endif
 
@@ -20,12 +23,14 @@
 #include <collectives/transport/threads.hpp>
 #include <collectives/tuning/calibrate.hpp>
 
-#include <collectives/collective/impl/chosen.ipp>
 #include <collectives/detail/impl/require.ipp>
 #include <collectives/execution/impl/executor.ipp>
 #include <collectives/transport/impl/errors.ipp>
 #include <collectives/transport/impl/threads.ipp>
 #include <collectives/tuning/impl/calibrate.ipp>
+
+#if defined(COLLECTIVES_SEPARATE_COMPILATION)
+#include <collectives/collective/impl/chosen.ipp>
 
 // Every library schedule's visit and the walks on the library's dynamic topologies,
 // compiled here once (cost/compiled_once.hpp declares them).
@@ -42,3 +47,4 @@ COLLECTIVES_LIBRARY_WALK_TOPOLOGIES(COLLECTIVES_DETAIL_DEFINE_WALK)
 } // namespace collectives
 #undef COLLECTIVES_DETAIL_DEFINE_VISIT
 #undef COLLECTIVES_DETAIL_DEFINE_WALK
+#endif
