@@ -13,6 +13,7 @@
 #include <collectives/algorithm/alltoall/hypercube.hpp>
 #include <collectives/algorithm/alltoall/linear.hpp>
 #include <collectives/algorithm/alltoall/pairwise.hpp>
+#include <collectives/algorithm/broadcast/linear.hpp>
 #include <collectives/algorithm/broadcast/tree.hpp>
 #include <collectives/algorithm/gather/linear.hpp>
 #include <collectives/algorithm/scatter/linear.hpp>
@@ -24,10 +25,16 @@
 #include <collectives/cost/select.hpp>
 #include <collectives/topology.hpp>
 
+#include <array>
 #include <cmath>
 #include <cstddef>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 using namespace collectives;
 
@@ -140,6 +147,94 @@ TEST_CASE("congestion: one-port counts each sending rank once per link", "[cost]
   CHECK(congestion(AllPortSchedule(ring.size()), ring, all_port) == 3);
   CHECK(congestion(AllPortSchedule(ring.size()), ring, one_port) == 2);
 }
+
+namespace {
+
+/// A step's routes as MessageStep gives them to its link loads: from, to and the number of
+/// the source (a source's routes together).
+struct Route {
+  std::size_t from, to, seq;
+};
+
+/// The loads of `routes` on `torus` counted link by link and by arcs (ArcLinkLoad's two
+/// ways), and by a plain count over RouteWalker's links (each route, or under one-port each
+/// source, once per link): the same most() and the same worst link of every route.
+template <class T>
+std::string compare_link_loads(const T& torus, const std::vector<Route>& routes, bool one_port_sources)
+{
+  using Load = detail::ArcLinkLoad<T>;
+  Load links(torus, one_port_sources, Load::Mode::links), arcs(torus, one_port_sources, Load::Mode::arcs);
+  const detail::RouteWalker<T> walker(torus);
+  std::map<std::size_t, std::set<std::size_t>> on_link; // link -> the routes (or sources) on it
+  for (int step = 0; step < 2; ++step) { // twice: what one step leaves must not count in the next
+    links.next_step();
+    arcs.next_step();
+    on_link.clear();
+    for (std::size_t i = 0; i < routes.size(); ++i) {
+      const Route& r = routes[i];
+      const std::size_t a = links.add_route(r.from, r.to, r.seq), b = arcs.add_route(r.from, r.to, r.seq);
+      const std::size_t hops = walker.walk(r.from, r.to, [&](std::size_t id) { on_link[id].insert(one_port_sources ? r.seq : i); });
+      if (a != hops || b != hops) return "hops of route " + std::to_string(i);
+    }
+    links.seal(routes);
+    arcs.seal(routes);
+    std::size_t most = 0;
+    for (const auto& [id, on] : on_link) most = std::max(most, on.size());
+    if (links.most() != most || arcs.most() != most)
+      return "most " + std::to_string(links.most()) + ", " + std::to_string(arcs.most()) + " (want " + std::to_string(most) + ")";
+    if (most <= 1) continue; // (worst is asked only then)
+    for (std::size_t i = 0; i < routes.size(); ++i) {
+      std::size_t want = 1;
+      walker.walk(routes[i].from, routes[i].to, [&](std::size_t id) { want = std::max(want, on_link[id].size()); });
+      const std::size_t a = links.worst(i, routes[i].from, routes[i].to), b = arcs.worst(i, routes[i].from, routes[i].to);
+      if (a != want || b != want)
+        return "worst of route " + std::to_string(i) + ": " + std::to_string(a) + ", " + std::to_string(b) + " (want " +
+               std::to_string(want) + ")";
+    }
+  }
+  return {};
+}
+
+} // namespace
+
+TEST_CASE("link loads on tori: counted by arcs as link by link", "[cost][congestion]")
+{
+  // A linear broadcast's routes (every route from one root: long and nested), on rings.
+  for (std::size_t p : {2, 3, 4, 7, 8, 33, 256}) {
+    std::vector<Route> routes;
+    for (std::size_t to = 0; to < p; ++to) routes.push_back({p / 3, to, 0});
+    for (bool one : {false, true}) {
+      INFO("ring of " << p << ", one-port " << one);
+      CHECK(compare_link_loads(Ring<>{p}, routes, one).empty());
+    }
+  }
+  // Random routes on rings and 2-D and 3-D tori (extents 1, 2 and odd ones included),
+  // several per source, some to the source itself.
+  std::mt19937_64 random(12345);
+  for (int round = 0; round < 600; ++round) {
+    const std::size_t dims = 1 + round % 3;
+    std::array<std::size_t, 3> z{};
+    std::size_t p = 1;
+    for (std::size_t d = 0; d < dims; ++d) p *= z[d] = 1 + random() % (dims == 1 ? 40 : 7);
+    std::vector<Route> routes;
+    for (std::size_t seq = 0, sources = 1 + random() % p; seq < sources; ++seq) {
+      const std::size_t from = random() % p;
+      for (std::size_t k = 1 + random() % 6; k > 0; --k) routes.push_back({from, static_cast<std::size_t>(random() % p), seq});
+    }
+    for (bool one : {false, true}) {
+      INFO("round " << round << ", " << dims << "-D torus of " << p << ", one-port " << one);
+      std::string failure;
+      if (dims == 1) failure = compare_link_loads(Ring<>{z[0]}, routes, one);
+      else if (dims == 2) failure = compare_link_loads(Mesh<>{z[0], z[1]}, routes, one);
+      else failure = compare_link_loads(Torus<dynamic_extent, dynamic_extent, dynamic_extent>{z[0], z[1], z[2]}, routes, one);
+      CHECK(failure == "");
+    }
+  }
+}
+
+// All-port, a linear broadcast on a ring is walked with its links counted by arcs (its
+// routes average p / 4 hops): the congestion the root's p - 1 routes put on its two links.
+static_assert(congestion(BroadcastLinearSchedule(64, 0), Ring<64>{}, all_port) == 32);
 
 TEST_CASE("machine terms: half-duplex ranks copy both directions, lanes time-share the cores", "[cost][congestion]")
 {

@@ -50,6 +50,14 @@ static_assert(at_compile_time<Collective::barrier, R>.found());
 static_assert(at_compile_time<Collective::scan, M>.found());
 static_assert(at_compile_time<Collective::alltoall, R>.found());
 
+// All-port, one word a block, in place: the linear scatter wins on the ring (its one step's
+// p - 1 routes, 262 k hops, counted by arcs: cost/routes.hpp, ArcLinkLoad; beyond both
+// compilers' limits when they were walked link by link).
+constexpr CostModel all_port_model{1e-6, 1e-9, 5e-8, 1e-10, Routing::cut_through, Ports::all};
+constexpr Problem one_word{1, 0, 3, true, true};
+constexpr Selection linear_scatter = select<Collective::scatter>(R{}, all_port_model, one_word);
+static_assert(std::string_view(linear_scatter.name) == "linear");
+
 /// The compile-time pick of C on T against select() at run time on `dynamic` (which
 /// visits every rank, as a collective called without an algorithm does).
 template <Collective C, class T, class D>
@@ -82,6 +90,9 @@ TEST_CASE("select at compile time on p = 1024 names what a default call picks at
   check<Collective::alltoallv, H>(hypercube);
   check<Collective::barrier, R>(ring);
   check<Collective::scan, M>(mesh);
+  const Selection run_time = select<Collective::scatter>(ring, all_port_model, one_word);
+  CHECK(std::string_view(run_time.name) == "linear");
+  CHECK(linear_scatter.time == run_time.time);
   // (alltoall on the ring is not repeated at run time: its every-rank walk of the all-port
   // candidate routes 512 x 1024 x 10 messages of up to 512 hops.)
 }

@@ -136,40 +136,53 @@ public:
     size_ = t.size();
   }
   constexpr std::size_t link_count() const { return size_ * 2 * n_; }
+  constexpr std::size_t extent(std::size_t dim) const { return extent_[dim]; }
+  constexpr std::size_t stride(std::size_t dim) const { return stride_[dim]; }
+  /// f(dim, plus, c, run, start) for each run of the route from -> to, in routing order:
+  /// `run` hops along dimension dim from coordinate c, the plus way or the minus way, on
+  /// the ring through node `start` (its node at coordinate 0 along dim); returns the hops.
   template <class F>
-  constexpr std::size_t walk(std::size_t from, std::size_t to, F&& f) const
+  constexpr std::size_t runs(std::size_t from, std::size_t to, F&& f) const
   {
-    std::size_t at = from;
-    std::size_t hops = 0;
+    std::size_t at = from, hops = 0;
     std::size_t rest_from = from, rest_to = to; // the coordinates not yet read
     for (std::size_t k = 0; k < n_; ++k) {
       const std::size_t dim = Torus<Z...>::route_dim(k);
-      const std::size_t z = extent_[dim];
-      const std::size_t s = stride_[dim];
+      const std::size_t z = extent_[dim], s = stride_[dim];
       // Routing earlier dimensions left this coordinate as it was at `from`.
-      std::size_t c = rest_from % z;
-      const std::size_t target = rest_to % z;
+      const std::size_t c = rest_from % z, target = rest_to % z;
       rest_from /= z;
       rest_to /= z;
       if (c == target) continue;
       const std::size_t forward = target > c ? target - c : target + z - c;
       const bool plus = forward <= z - forward;
       const std::size_t run = plus ? forward : z - forward;
-      // Direction 0 is the plus neighbour; minus is never taken on a ring of two.
-      const std::size_t link = 2 * dim + (plus ? 0 : 1);
-      for (std::size_t h = 0; h < run; ++h) {
-        f(at * 2 * n_ + link);
-        if (plus) {
-          at = c + 1 == z ? at - c * s : at + s;
-          c = c + 1 == z ? 0 : c + 1;
-        } else {
-          at = c == 0 ? at + (z - 1) * s : at - s;
-          c = c == 0 ? z - 1 : c - 1;
-        }
-      }
+      const std::size_t start = at - c * s;
+      f(dim, plus, c, run, start);
+      at = start + target * s;
       hops += run;
     }
     return hops;
+  }
+  template <class F>
+  constexpr std::size_t walk(std::size_t from, std::size_t to, F&& f) const
+  {
+    return runs(from, to, [&](std::size_t dim, bool plus, std::size_t c, std::size_t run, std::size_t start) {
+      const std::size_t z = extent_[dim], s = stride_[dim];
+      // Direction 0 is the plus neighbour; minus is never taken on a ring of two.
+      const std::size_t link = 2 * dim + (plus ? 0 : 1);
+      std::size_t at = start + c * s;
+      for (std::size_t h = 0; h < run; ++h) {
+        f(at * 2 * n_ + link);
+        if (plus) {
+          at = c + 1 == z ? start : at + s;
+          c = c + 1 == z ? 0 : c + 1;
+        } else {
+          at = c == 0 ? start + (z - 1) * s : at - s;
+          c = c == 0 ? z - 1 : c - 1;
+        }
+      }
+    });
   }
 
 private:
@@ -270,6 +283,236 @@ private:
   bool shared_ = false;
 };
 
+/// Link loads on a torus, from each route's runs: a route there is at most one run of hops
+/// per dimension, an arc of one ring of the torus. A step whose routes average 16 hops or
+/// more (a linear broadcast's p - 1 routes on a ring, about p^2 / 4 hops) is counted in
+/// time proportional to its arcs and the stretches of the rings they cover: a difference
+/// array along each ring, then a sparse table of the loads for each route's worst link.
+/// Any other step is walked link by link, as DenseLinkLoad does. The numbers are the same
+/// either way. (Why: compile-time select() on Ring<1024> under all-port walked a linear
+/// broadcast's step, 262 k hops three times, beyond both compilers' constant-evaluation
+/// limits.)
+template <class Topo>
+class ArcLinkLoad;
+
+template <std::size_t... Z>
+class ArcLinkLoad<Torus<Z...>> {
+  using Topo = Torus<Z...>;
+  static constexpr std::size_t n_ = sizeof...(Z);
+  static_assert(Topo::route_dim(0) == n_ - 1, "collectives::estimate: Torus routing order changed");
+
+public:
+  /// How a step is counted: by arcs when its routes are long (automatic), or always one way
+  /// (the tests compare the two).
+  enum class Mode { automatic, links, arcs };
+
+  constexpr ArcLinkLoad(const Topo& t, bool distinct_sources, Mode mode = Mode::automatic)
+    : links_(t, distinct_sources), walker_(t), distinct_(distinct_sources), mode_(mode), p_(t.size())
+  {
+  }
+  constexpr void next_step()
+  {
+    links_.next_step();
+    base_ += p_ + 1; // a key base_ + seq + 1 is never 0, a line's "no source"
+    deferred<Topo>(touched_).clear();
+    hops_ = 0;
+    most_ = 0;
+    by_arcs_ = false;
+  }
+  /// As DenseLinkLoad::add_route; its links are counted when the step is sealed, once its
+  /// routes' length says which way.
+  constexpr std::size_t add_route(std::size_t from, std::size_t to, std::size_t /*seq*/)
+  {
+    std::size_t hops = 0, a = from, b = to; // (the runs' lengths, without the runs)
+    for (std::size_t k = 0; k < n_; ++k) {
+      const std::size_t z = walker_.extent(Topo::route_dim(k)), d = (b % z + z - a % z) % z;
+      hops += d <= z - d ? d : z - d;
+      a /= z;
+      b /= z;
+    }
+    hops_ += hops;
+    return hops;
+  }
+  /// Counts the loads: link by link (DenseLinkLoad), or, when the routes average 16 hops
+  /// or more, by arcs.
+  template <class Messages>
+  constexpr void seal(const Messages& messages)
+  {
+    std::size_t routes = 0;
+    for (const auto& msg : messages) routes += msg.from != msg.to ? 1 : 0;
+    by_arcs_ = mode_ == Mode::arcs || (mode_ == Mode::automatic && hops_ >= 16 * routes && routes != 0);
+    if (!by_arcs_) {
+      for (const auto& msg : messages) links_.add_route(msg.from, msg.to, msg.seq);
+      links_.seal(messages);
+      return;
+    }
+    if (lines_.empty()) { // (allocated at the first step counted by arcs)
+      lines_.zero(p_ * 2 * n_);
+      diff_.zero(p_ * 2 * n_);
+      deferred<Topo>(touched_).reserve(p_); // (constant evaluation counts every copy)
+    }
+    // +1 and -1 where each arc begins and ends, in a difference array along its ring.
+    for (const auto& msg : messages) {
+      const std::size_t key = base_ + msg.seq + 1;
+      for_each_run(msg.from, msg.to, [&](const Run& r, bool plus) {
+        Line& line = lines_.data()[r.line];
+        const std::size_t end = r.lo + r.len;
+        if (line.key != base_) {
+          line = Line{base_, r.step, r.z, r.lo, end, false};
+          deferred<Topo>(touched_).push_back(r.line);
+        }
+        line.wraps = line.wraps || end > r.z;
+        line.lo = r.lo < line.lo ? r.lo : line.lo;
+        line.hi = end > line.hi ? end : line.hi;
+        if (!distinct_) {
+          add_arc(r.line, line, r.lo, r.len);
+        } else if (line.source != key) {
+          // One-port counts a source once per link: its arcs on one ring in one direction
+          // all start at its own coordinate there (dimension-order routing), so their
+          // union is the longest; the last source's is final when another comes.
+          if (line.source != 0) add_arc(r.line, line, line.arc_lo, line.arc_len);
+          line.source = key;
+          line.arc_lo = r.lo;
+          line.arc_len = r.len;
+        } else if (r.len > line.arc_len) {
+          if (!plus) line.arc_lo = r.lo; // going minus, the arcs end at the same coordinate
+          line.arc_len = r.len;
+        }
+      });
+    }
+    for (std::size_t l : touched_) {
+      Line& line = lines_[l];
+      if (line.source != 0) add_arc(l, line, line.arc_lo, line.arc_len);
+    }
+    // The loads along each ring's stretch, then (when a route's worst link will be asked
+    // for) the levels of its sparse table: level j, the most over 2^j links from each
+    // position (level_at).
+    std::size_t size = 0;
+    for (std::size_t l : touched_) {
+      Line& line = lines_[l];
+      line.first = line.wraps ? 0 : line.lo;
+      line.count = line.wraps ? line.z : line.hi - line.lo;
+      line.table = size;
+      size += (floor_log2(line.count) + 1) * line.count;
+    }
+    if (table_.size() < size) table_.zero(size);
+    for (std::size_t l : touched_) {
+      const Line& line = lines_[l];
+      std::ptrdiff_t* const diff = diff_.data();
+      std::size_t* const t = table_.data() + line.table;
+      std::ptrdiff_t load = 0;
+      std::size_t most = most_;
+      for (std::size_t i = 0, at = l + line.first * line.step; i < line.count; ++i, at += line.step) {
+        load += diff[at];
+        diff[at] = 0;
+        t[i] = static_cast<std::size_t>(load);
+        most = t[i] > most ? t[i] : most;
+      }
+      if (line.first + line.count < line.z) diff[l + (line.first + line.count) * line.step] = 0; // the last arc's -1
+      most_ = most;
+    }
+    if (most_ <= 1) return;
+    // (Raw pointers and no calls in the loops: constant evaluation counts each call.)
+    std::size_t* const table = table_.data();
+    for (std::size_t l : touched_) {
+      const Line& line = lines_[l];
+      for (std::size_t j = 1; (std::size_t{1} << j) <= line.count; ++j) {
+        const std::size_t* below = table + level_at(line, j - 1);
+        const std::size_t* above = below + (std::size_t{1} << (j - 1));
+        std::size_t* at = table + level_at(line, j);
+        for (std::size_t* const stop = at + line.count + 1 - (std::size_t{1} << j); at != stop; ++at, ++below, ++above)
+          *at = *below < *above ? *above : *below;
+      }
+    }
+  }
+  constexpr std::size_t most() const { return by_arcs_ ? most_ : links_.most(); }
+  constexpr std::size_t worst(std::size_t msg, std::size_t from, std::size_t to) const
+  {
+    if (!by_arcs_) return links_.worst(msg, from, to);
+    std::size_t w = 1;
+    if (most_ <= 1) return w; // (no sparse table)
+    for_each_run(from, to, [&](const Run& r, bool) {
+      const Line& line = lines_.data()[r.line];
+      const std::size_t end = r.lo + r.len;
+      most_in(line, r.lo, end < r.z ? end : r.z, w);
+      if (end > r.z) most_in(line, 0, end - r.z, w);
+    });
+    return w;
+  }
+
+private:
+  /// The arc of links leaving a ring's nodes at coordinates lo .. lo + len - 1 (mod z);
+  /// the ring's link at coordinate x is line + x * step.
+  struct Run {
+    std::size_t line, step, z, lo, len;
+  };
+  /// A ring (one direction of it) with arcs in this step, by the id of its link at
+  /// coordinate 0: the stretch the arcs cover (the whole ring if one wraps), the pending
+  /// arc of the last source (one-port), and where its loads are in table_.
+  struct Line {
+    std::size_t key = 0; // base_ of the step that touched it last
+    std::size_t step = 0, z = 0, lo = 0, hi = 0;
+    bool wraps = false;
+    std::size_t source = 0, arc_lo = 0, arc_len = 0;
+    std::size_t first = 0, count = 0, table = 0; // loads of coordinates first .. first + count - 1
+  };
+
+  /// f(run, plus) for each run of the route from -> to (RouteWalker::runs).
+  template <class F>
+  constexpr std::size_t for_each_run(std::size_t from, std::size_t to, F&& f) const
+  {
+    return walker_.runs(from, to, [&](std::size_t dim, bool plus, std::size_t c, std::size_t run, std::size_t start) {
+      const std::size_t z = walker_.extent(dim);
+      // The links leave the nodes at coordinates c, c + 1, ... going plus, and c, c - 1,
+      // ..., c - run + 1 going minus; link id: node * 2n + 2 dim + direction.
+      f(Run{start * 2 * n_ + 2 * dim + (plus ? 0 : 1), walker_.stride(dim) * 2 * n_, z, plus ? c : (c + z - (run - 1)) % z,
+            run},
+        plus);
+    });
+  }
+  /// +1 where the arc begins, -1 after it ends (an arc that wraps is two).
+  constexpr void add_arc(std::size_t id, const Line& line, std::size_t lo, std::size_t len)
+  {
+    const std::size_t end = lo + len;
+    std::ptrdiff_t* const diff = diff_.data() + id;
+    ++diff[lo * line.step];
+    if (end < line.z) --diff[end * line.step];
+    if (end > line.z) {
+      ++diff[0];
+      --diff[(end - line.z) * line.step];
+    }
+  }
+  /// Where level j of a line's sparse table starts (level i holds count - 2^i + 1 values).
+  static constexpr std::size_t level_at(const Line& l, std::size_t j)
+  {
+    return l.table + j * (l.count + 1) - ((std::size_t{1} << j) - 1);
+  }
+  /// w, raised to the most messages on the ring's links at coordinates [a, b) (two looks
+  /// in the sparse table).
+  constexpr void most_in(const Line& line, std::size_t a, std::size_t b, std::size_t& w) const
+  {
+    const std::size_t n = b - a, j = floor_log2(n);
+    const std::size_t* const level = table_.data() + level_at(line, j) + (a - line.first);
+    const std::size_t x = level[0], y = level[n - (std::size_t{1} << j)];
+    w = x > w ? x : w;
+    w = y > w ? y : w;
+  }
+
+  DenseLinkLoad<Topo> links_;
+  RouteWalker<Topo> walker_;
+  bool distinct_;
+  Mode mode_;
+  std::size_t p_;
+  std::size_t base_ = 0;
+  std::size_t hops_ = 0;
+  std::size_t most_ = 0;
+  bool by_arcs_ = false;
+  RecycledVector<std::size_t> touched_; // the lines of this step's arcs
+  ZeroedArray<Line> lines_;             // by the id of the ring's link at coordinate 0
+  ZeroedArray<std::ptrdiff_t> diff_;    // by link id; zero between steps
+  ZeroedArray<std::size_t> table_;      // the loads and sparse tables of this step's lines
+};
+
 /// The same for topologies without dense link ids: each route's links are listed as
 /// (from, to, source), and a sorted copy of the step's list gives the loads.
 template <class Topo>
@@ -330,6 +573,17 @@ private:
 };
 
 template <class Topo>
-using LinkLoad = std::conditional_t<has_dense_links<Topo>, DenseLinkLoad<Topo>, SparseLinkLoad<Topo>>;
+struct LinkLoadOf {
+  using type = std::conditional_t<has_dense_links<Topo>, DenseLinkLoad<Topo>, SparseLinkLoad<Topo>>;
+};
+template <std::size_t... Z>
+struct LinkLoadOf<Torus<Z...>> {
+  using type = ArcLinkLoad<Torus<Z...>>;
+};
+
+/// The link loads MessageStep counts with: arcs on tori, dense link ids on hypercubes and
+/// topologies that give link_index, sorted lists of links otherwise.
+template <class Topo>
+using LinkLoad = typename LinkLoadOf<Topo>::type;
 
 } // namespace collectives::detail

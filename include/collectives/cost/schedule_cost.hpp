@@ -110,10 +110,32 @@ constexpr StepTally walk_step(const S& s, std::size_t k, MessageStep<T>& step)
   return step.finish();
 }
 
+/// The most links that leave any node of `topo` (0: not known), for the all-port bound.
+template <class T>
+constexpr std::size_t out_links(const T&)
+{
+  return 0;
+}
+template <std::size_t D>
+constexpr std::size_t out_links(const Hypercube<D>& h)
+{
+  return h.ndims();
+}
+template <std::size_t... Z>
+constexpr std::size_t out_links(const Torus<Z...>& t)
+{
+  std::size_t n = 0; // a ring of two is one link each way (its minus neighbour is the plus one)
+  for (std::size_t i = 0; i < t.ndims(); ++i) n += t.extent(i) > 2 ? 2 : t.extent(i) - 1;
+  return n;
+}
+
 /// A lower bound of a rank's step time from its own messages alone: each over its route's
 /// hops (the topology's distance) with a worst load of 1, its local work as the walk
-/// counts it. The step's time, the slowest rank's, is at least this (a rank's sums have
-/// fewer hops and units than in the walk, and the arithmetic is the same, so the bound
+/// counts it. All-port, also the load its own messages put on its links: n messages out
+/// (or in) over at most L links share one of them n / L at a time, rounded up, so one
+/// has at least that load (the fewest blocks and hops of the rank's messages stand for its
+/// size and route). The step's time, the slowest rank's, is at least this (a rank's sums
+/// have fewer hops and units than in the walk, and the arithmetic is the same, so the bound
 /// holds in floating point too).
 template <class T>
 struct BoundVisitor {
@@ -124,22 +146,47 @@ struct BoundVisitor {
   bool one_hop = false; // count every message as one hop (at least its distance): no distance()
   PortBusy out{}, in{};
   std::size_t blocks = 0; // local work
+  struct Shared {         // all-port: a rank's messages over its links
+    std::size_t n = 0, blocks = 0, hops = 0;
+  } out_shared{}, in_shared{};
 
-  constexpr void send(const SendOp& op) { add(out, rank, op.peer, op.blocks.count); }
+  constexpr void send(const SendOp& op) { add(out, out_shared, rank, op.peer, op.blocks.count); }
   constexpr void recv(const RecvOp& op)
   {
-    add(in, op.peer, rank, op.blocks.count);
+    add(in, in_shared, op.peer, rank, op.blocks.count);
     if (op.combine != Combine::copy) blocks += op.blocks.count;
   }
   constexpr void local(const LocalOp& op) { blocks += op.from.count; }
   /// (Not under half_duplex: there the walk's busy time is not the larger of the two.)
-  constexpr double time() const { return rank_step_time(*model, m, port_busy_time(*model, m, out, in), blocks); }
+  constexpr double time() const
+  {
+    PortBusy o = out, i = in;
+    if (model->ports == Ports::all && !model->crossbar) {
+      const std::size_t links = out_links(*topo);
+      loaded(o, out_shared, links);
+      loaded(i, in_shared, links);
+    }
+    return rank_step_time(*model, m, port_busy_time(*model, m, o, i), blocks);
+  }
 
 private:
-  constexpr void add(PortBusy& busy, std::size_t from, std::size_t to, std::size_t b)
+  constexpr void add(PortBusy& busy, Shared& shared, std::size_t from, std::size_t to, std::size_t b)
   {
     if (from >= topo->size() || to >= topo->size()) return; // (the walk reports it)
-    add_unloaded(busy, *model, m, b, model->crossbar || one_hop ? std::size_t{from != to} : topo->distance(from, to));
+    const std::size_t hops = model->crossbar || one_hop ? std::size_t{from != to} : topo->distance(from, to);
+    add_unloaded(busy, *model, m, b, hops);
+    if (hops == 0) return; // (costs nothing, takes no link)
+    shared.blocks = shared.n == 0 || b < shared.blocks ? b : shared.blocks;
+    shared.hops = shared.n == 0 || hops < shared.hops ? hops : shared.hops;
+    ++shared.n;
+  }
+  /// The slowest message all-port is at least one of `shared.n` over `links` links.
+  constexpr void loaded(PortBusy& busy, const Shared& shared, std::size_t links) const
+  {
+    if (links == 0 || shared.n <= links) return;
+    const std::size_t load = (shared.n + links - 1) / links;
+    const double t = sum_time(*model, m, 1, shared.hops, message_units(model->routing, shared.blocks, load, shared.hops));
+    busy.most = t > busy.most ? t : busy.most;
   }
 };
 
