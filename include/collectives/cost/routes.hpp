@@ -9,7 +9,8 @@
 // first walk only marks links with the step and source (nothing is cleared between steps)
 // to find whether the step shares any link, and only a step that does is walked again to
 // count loads and find each route's worst link (in most steps of most schedules no link is
-// shared).
+// shared). On tori a step of long routes is counted by arcs instead (ArcLinkLoad: a route
+// there is one arc of one ring per dimension), in time that does not grow with the hops.
 
 #include <collectives/detail/bits.hpp>
 #include <collectives/detail/require.hpp>
