@@ -24,8 +24,9 @@ cat >"$tu" <<'EOF'
 using namespace collectives;
 constexpr CostModel model = MODEL;
 constexpr Problem problem = PROBLEM;
-// (Not found(): a problem that no candidate serves still runs the selection.)
-static_assert(select<all_collectives[INDEX]>(TOPOLOGY{}, model, problem).candidates <= 64);
+// Every fitting algorithm was a candidate (found() unless none fits the problem).
+static_assert(select<all_collectives[INDEX]>(TOPOLOGY{}, model, problem).candidates ==
+              fitting_algorithms<all_collectives[INDEX]>(TOPOLOGY{}, problem).size());
 EOF
 model=${MODEL:-'CostModel{1e-6, 1e-9, 5e-8, 1e-10}'}
 problem=${PROBLEM:-'Problem{1024, 0, 3, true, false}'}

@@ -317,6 +317,7 @@ public:
     base_ += p_ + 1; // a key base_ + seq + 1 is never 0, a line's "no source"
     deferred<Topo>(touched_).clear();
     hops_ = 0;
+    routes_ = 0;
     most_ = 0;
     by_arcs_ = false;
   }
@@ -324,7 +325,10 @@ public:
   /// routes' length says which way.
   constexpr std::size_t add_route(std::size_t from, std::size_t to, std::size_t /*seq*/)
   {
-    std::size_t hops = 0, a = from, b = to; // (the runs' lengths, without the runs)
+    // Torus::distance, by repeated division as RouteWalker reads coordinates rather than
+    // by strides: fewer steps in constant evaluation, where an all-port select<broadcast>
+    // on Ring<1024> (one word) is within 1 % of clang++'s limit.
+    std::size_t hops = 0, a = from, b = to;
     for (std::size_t k = 0; k < n_; ++k) {
       const std::size_t z = walker_.extent(Topo::route_dim(k)), d = (b % z + z - a % z) % z;
       hops += d <= z - d ? d : z - d;
@@ -332,6 +336,7 @@ public:
       b /= z;
     }
     hops_ += hops;
+    routes_ += hops != 0 ? 1 : 0;
     return hops;
   }
   /// Counts the loads: link by link (DenseLinkLoad), or, when the routes average 16 hops
@@ -339,9 +344,7 @@ public:
   template <class Messages>
   constexpr void seal(const Messages& messages)
   {
-    std::size_t routes = 0;
-    for (const auto& msg : messages) routes += msg.from != msg.to ? 1 : 0;
-    by_arcs_ = mode_ == Mode::arcs || (mode_ == Mode::automatic && hops_ >= 16 * routes && routes != 0);
+    by_arcs_ = mode_ == Mode::arcs || (mode_ == Mode::automatic && routes_ != 0 && hops_ >= 16 * routes_);
     if (!by_arcs_) {
       for (const auto& msg : messages) links_.add_route(msg.from, msg.to, msg.seq);
       links_.seal(messages);
@@ -505,7 +508,7 @@ private:
   Mode mode_;
   std::size_t p_;
   std::size_t base_ = 0;
-  std::size_t hops_ = 0;
+  std::size_t hops_ = 0, routes_ = 0; // this step's, routes of at least one hop
   std::size_t most_ = 0;
   bool by_arcs_ = false;
   RecycledVector<std::size_t> touched_; // the lines of this step's arcs

@@ -175,7 +175,7 @@ private:
     if (from >= topo->size() || to >= topo->size()) return; // (the walk reports it)
     const std::size_t hops = model->crossbar || one_hop ? std::size_t{from != to} : topo->distance(from, to);
     add_unloaded(busy, *model, m, b, hops);
-    if (hops == 0) return; // (costs nothing, takes no link)
+    if (hops == 0 || model->ports != Ports::all) return; // (no link taken; one-port sums anyway)
     shared.blocks = shared.n == 0 || b < shared.blocks ? b : shared.blocks;
     shared.hops = shared.n == 0 || hops < shared.hops ? hops : shared.hops;
     ++shared.n;
