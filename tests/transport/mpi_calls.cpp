@@ -113,10 +113,12 @@ TEST_CASE("mpi: a leftover of a call with mismatched roots never reaches a later
 
 TEST_CASE("mpi: a message of an earlier call found while a receive waits is a CallMismatch", "[mpi][calls]")
 {
-  // Rank 1 sends rank 0 a message in call 1 and, after a delay, one in call 2; rank 0
-  // receives only in call 2, and finds the call-1 message while it waits.
+  // Rank 1 sends rank 0 a message in call 1 and none in call 2; rank 0 receives only in
+  // call 2, so it ends its wait only by finding the call-1 message (the watchdog ends the
+  // job if it never looks). Had rank 1 sent its call-2 message after a delay, a loaded
+  // machine could let it arrive before rank 0 looked, and the test would race.
   const std::size_t me = world(MPI_Comm_rank);
-  mpi::Endpoint ep(MPI_COMM_WORLD);
+  mpi::Endpoint ep(MPI_COMM_WORLD, mpi::Options{.timeout_seconds = 60});
   std::vector<int> b(2, int(me));
   const ConstBytes out{reinterpret_cast<const std::byte*>(b.data()), sizeof(int) * 2};
   const MutableBytes in{reinterpret_cast<std::byte*>(b.data()), sizeof(int) * 2};
@@ -133,8 +135,7 @@ TEST_CASE("mpi: a message of an earlier call found while a receive waits is a Ca
   } else if (me == 1) {
     const SendRequest s{0, {&out, 1}};
     ep.exchange({&s, 1}, {}, StepInfo{"broadcast", "binomial", ep.begin_call(), 0, 1});
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    ep.exchange({&s, 1}, {}, StepInfo{"broadcast", "binomial", ep.begin_call(), 0, 1});
+    ep.begin_call();
   }
   INFO("rank 0 says: " << what);
   CHECK(all_ranks(me != 0 || (contains(what, "rank 0, in broadcast (binomial), call 2, step") &&

@@ -379,10 +379,13 @@ private:
 
   // --- posting and waiting ------------------------------------------------------------
 
-  /// Polls before a waiting step first looks for stale messages and at the clock, and
-  /// between two looks: a step that completes within them costs nothing more.
+  /// A waiting step reads the clock every clock_every polls (a step that completes within
+  /// them costs nothing more), and looks for stale messages after quiet_polls polls or
+  /// look_time, whichever comes first, then every look_every polls or look_time.
+  static constexpr unsigned clock_every = 64;
   static constexpr unsigned quiet_polls = 2048;
   static constexpr unsigned look_every = 256;
+  static constexpr std::chrono::steady_clock::duration look_time = std::chrono::milliseconds(2);
   static constexpr std::uint64_t stale_check_interval = 64;
 
   void post_and_wait(std::size_t first_send);

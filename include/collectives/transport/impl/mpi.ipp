@@ -394,7 +394,7 @@ COLLECTIVES_ALWAYS_INLINE void Endpoint::wait_all(std::size_t n, std::size_t nre
   // a request completes with an error (a truncated receive) if MPI was initialised
   // with MPI_THREAD_FUNNELED or above.
   unsigned polls = 0;
-  std::chrono::steady_clock::time_point since{};
+  std::chrono::steady_clock::time_point since{}, last_look{};
   std::size_t open_recv = nrecv;
   for (std::size_t open = n; open > 0;) {
     if (open_recv == 0 && timeout_ == 0) {
@@ -423,18 +423,24 @@ COLLECTIVES_ALWAYS_INLINE void Endpoint::wait_all(std::size_t n, std::size_t nre
       polls = 0;
       continue;
     }
-    if (++polls < quiet_polls || polls % look_every != 0) continue;
+    if (++polls % clock_every != 0) continue;
+    // Polls are counted and timed: with more ranks than cores each poll may yield the
+    // core for a whole time slice, and a count alone would look for leftovers only
+    // seconds later (after the peer's next message may have come and hidden them).
+    const auto now = std::chrono::steady_clock::now();
+    if (polls == clock_every) {
+      since = last_look = now;
+      continue;
+    }
+    if (now - last_look < look_time && (polls < quiet_polls || polls % look_every != 0)) continue;
+    last_look = now;
     // Waiting: a stale message from a peer this rank waits for will never be taken,
     // and may be why the peer's message does not come.
     for (std::size_t i = 0; i < nrecv; ++i)
       if (req[i] != MPI_REQUEST_NULL) check_leftovers(info_, peer(i));
-    if (timeout_ > 0) {
-      const auto now = std::chrono::steady_clock::now();
-      if (polls == quiet_polls) since = now;
-      else if (std::chrono::duration<double>(now - since).count() > timeout_) {
-        records();
-        watchdog(nrecv, now - since);
-      }
+    if (timeout_ > 0 && std::chrono::duration<double>(now - since).count() > timeout_) {
+      records();
+      watchdog(nrecv, now - since);
     }
   }
 }
