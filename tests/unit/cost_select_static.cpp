@@ -4,8 +4,9 @@
 // clang++ (-fconstexpr-steps=2^20: the clang preset compiles it). The estimate visits one rank
 // per class of each step (the schedules' Symmetry), so a selection costs a few million
 // operations instead of steps x p visits. Every collective is selected here on one of
-// Hypercube<10>, Ring<1024> and Mesh<32,32>, and two more on the topology where they need
-// the most (a selection takes 0.5-3 s of the suite's compile time);
+// Hypercube<10>, Ring<1024> and Mesh<32,32>; two more on the topology where they need the
+// most, two with other problems and one all-port (a selection takes 0.5-3 s of the suite's
+// compile time);
 // benchmarks/compile_time/select_limits.sh runs the whole matrix with both compilers
 // (README, "Cost"). The static_asserts prove that the
 // selection runs at compile time and finds a candidate; the test case checks that it names
@@ -58,6 +59,15 @@ constexpr Problem one_word{1, 0, 3, true, true};
 constexpr Selection linear_scatter = select<Collective::scatter>(R{}, all_port_model, one_word);
 static_assert(std::string_view(linear_scatter.name) == "linear");
 
+// From another root, and with long messages (each within clang++'s limit only since the
+// binomial trees' strided senders are known to be apart on a torus, and since the dimensional
+// ring pipelines promise a block in every step, which bounds them without a visit).
+constexpr Problem last_root{1024, 1023, 3, false, false};
+constexpr Problem long_blocks{1e7, 511, 3, true, false};
+constexpr Selection broadcast_last_root = select<Collective::broadcast>(M{}, model, last_root);
+constexpr Selection scatter_long_blocks = select<Collective::scatter>(R{}, model, long_blocks);
+static_assert(broadcast_last_root.found() && scatter_long_blocks.found());
+
 /// The compile-time pick of C on T against select() at run time on `dynamic` (which
 /// visits every rank, as a collective called without an algorithm does).
 template <Collective C, class T, class D>
@@ -90,6 +100,10 @@ TEST_CASE("select at compile time on p = 1024 names what a default call picks at
   check<Collective::alltoallv, H>(hypercube);
   check<Collective::barrier, R>(ring);
   check<Collective::scan, M>(mesh);
+  CHECK(std::string_view(broadcast_last_root.name) == select<Collective::broadcast>(mesh, model, last_root).name);
+  CHECK(broadcast_last_root.time == select<Collective::broadcast>(mesh, model, last_root).time);
+  CHECK(std::string_view(scatter_long_blocks.name) == select<Collective::scatter>(ring, model, long_blocks).name);
+  CHECK(scatter_long_blocks.time == select<Collective::scatter>(ring, model, long_blocks).time);
   const Selection run_time = select<Collective::scatter>(ring, all_port_model, one_word);
   CHECK(std::string_view(run_time.name) == "linear");
   CHECK(linear_scatter.time == run_time.time);

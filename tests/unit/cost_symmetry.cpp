@@ -287,7 +287,77 @@ std::size_t check_runs(const N& net, std::initializer_list<std::pair<std::size_t
   return compared;
 }
 
+/// One message r -> r + d from each rank of a progression first, first + t, ... (n ranks),
+/// which also do local work, received by the progression d further on (disjoint from the
+/// senders): two classes, one sending. A binomial tree's step is one, from any root; the
+/// estimate tells on a 2-D torus whether the senders are too far apart for their routes to
+/// meet (progression_apart_on_torus), and otherwise works the step out another way.
+struct ProgressionShift {
+  std::size_t p = 1, first = 0, t = 1, n = 1, d = 1;
+
+  constexpr std::size_t size() const { return p; }
+  constexpr std::size_t num_steps() const { return 1; }
+  constexpr std::size_t scratch_blocks() const { return 0; }
+  constexpr ScanOp operation() const { return {p, false, false}; }
+  /// Whether r is a member of the progression that starts at `from`.
+  constexpr bool in(std::size_t from, std::size_t r) const
+  {
+    const std::size_t off = (r + p - from) % p;
+    return off % t == 0 && off / t < n;
+  }
+  constexpr Symmetry symmetry(std::size_t) const
+  {
+    return Symmetry::in(RankGroup::cyclic(p))
+      .with(RankClass::progression(first, t, n))
+      .with(RankClass::progression((first + d) % p, t, n));
+  }
+  template <class V>
+  constexpr void visit(std::size_t r, std::size_t, V& v) const
+  {
+    if (in(first, r)) {
+      v.send({(r + d) % p, contiguous(Buffer::input, 0, 2)});
+      v.local({contiguous(Buffer::input, 0, 2), contiguous(Buffer::output, 0, 2)});
+    }
+    if (in((first + d) % p, r)) v.recv({(r + p - d) % p, contiguous(Buffer::output, 0, 2)});
+  }
+};
+
 } // namespace
+
+TEST_CASE("symmetric estimate: progressions of senders shifted along 2-D tori", "[cost][symmetry]")
+{
+  const std::pair<std::size_t, std::size_t> shapes[] = {{2, 3}, {3, 4}, {4, 3}, {4, 4}, {2, 8}, {8, 2}, {4, 8}, {8, 4}, {5, 6}, {6, 6}};
+  for (auto [r, c] : shapes) {
+    const std::size_t p = r * c;
+    INFO("mesh " << r << " x " << c);
+    const Mesh<> net{r, c};
+    std::size_t compared = 0;
+    for (std::size_t first : {std::size_t{0}, std::size_t{1}, c - 1, p / 2, p - 1})
+      for (std::size_t t = 1; t < p; ++t) {
+        const std::size_t most = (p - 1) / t + 1; // (n - 1) t < p: no member twice
+        for (std::size_t n : {std::size_t{2}, std::size_t{3}, most / 2, most}) {
+          if (n < 2 || n > most) continue;
+          for (std::size_t d = 1; d < p; ++d) {
+            const ProgressionShift s{p, first, t, n, d};
+            bool disjoint = true;
+            for (std::size_t q = 0; q < p && disjoint; ++q) disjoint = !(s.in(first, q) && s.in((first + d) % p, q));
+            if (!disjoint) continue;
+            for (const CostModel& model : symmetry_models) {
+              const CostReport got = detail::estimate_by_classes(s, net, model, 96);
+              const CostReport want = estimate_every_rank(s, net, model, 96);
+              INFO("first " << first << ", t = " << t << ", n = " << n << ", d = " << d << ", ports "
+                            << (model.ports == Ports::one ? "one" : "all"));
+              CHECK(got.time == want.time);
+              CHECK(got.congestion == want.congestion);
+              CHECK(got.messages == want.messages);
+            }
+            ++compared;
+          }
+        }
+      }
+    CHECK(compared > p * p);
+  }
+}
 
 TEST_CASE("symmetric estimate: rings, every p up to 9 and some larger", "[cost][symmetry]")
 {

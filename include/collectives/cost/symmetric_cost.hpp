@@ -50,6 +50,7 @@
 #include <array>
 #include <cstddef>
 #include <limits>
+#include <numeric>
 #include <utility>
 #include <vector>
 
@@ -921,7 +922,7 @@ private:
       }
       return false;
     }
-    const bool contention_free = family_contention_free(g, op.offset);
+    const bool contention_free = family_contention_free(g, op.offset) || progression_apart_on_torus(st, op.offset);
     if constexpr (kind == NetKind::torus) {
       if (!contention_free && g.kind == RankGroup::Kind::cyclic && runs_on_torus(st, op, out)) return true;
     }
@@ -984,6 +985,56 @@ private:
       if ((cl.count[i] - 1) * g >= z) return false;
       const std::size_t near = g < z - (cl.count[i] - 1) * g ? g : z - (cl.count[i] - 1) * g;
       if (near < len) return false;
+    }
+    return true;
+  }
+
+  /// True when the network is a 2-D torus (C columns, R rows, in rank order), the
+  /// translations are cyclic, one class sends, and it is a progression rep + i t (i < n,
+  /// (n - 1) t < p) whose members are too far apart for their routes r -> r + d to meet
+  /// (a tree's senders: a binomial step's multiples of t, from any root). Routed along its
+  /// row first, every message moves its column by b = d mod C, len_c hops the same way,
+  /// then its row, in the column it arrives in, len_r hops (TorusShift). Two members
+  /// k t apart share a row link only in one row, so k t (or p - k t) is below C and their
+  /// columns are nearer than len_c; they share a column link only from one column, so C
+  /// divides k t, and their rows are nearer than len_r. Both tests depend on k t alone.
+  constexpr bool progression_apart_on_torus(const RepStep& st, std::size_t d) const
+  {
+    std::size_t C = 1, R = 1;
+    if (st.sym.group.kind != RankGroup::Kind::cyclic || !two_rings(C, R)) return false;
+    std::size_t senders = 0, c = 0;
+    for (std::size_t k = 0; k < st.sym.classes; ++k)
+      if (st.sends_of(k) > 0) {
+        ++senders;
+        c = k;
+      }
+    const std::size_t t = st.sym.cls[c].step[0], n = st.size[c];
+    if (senders != 1 || n != st.sym.cls[c].count[0] || t == 0 || (n - 1) * t >= p_) return false;
+    if (n == 1) return true;
+    const TorusShift sh = torus_shift(d, C, R);
+    const std::size_t len_c = sh.b <= C - sh.b ? sh.b : C - sh.b;
+    std::size_t len_r = 0;
+    for (std::size_t kd = 0; kd < 2; ++kd) {
+      const std::size_t s = (sh.a + kd) % R;
+      len_r = std::max(len_r, s <= R - s ? s : R - s);
+    }
+    // Row links: k t < C (k >= 1) or p - k t < C (k <= n - 1).
+    for (std::size_t k = 1; k < n && k * t < C; ++k) {
+      const std::size_t x = k * t;
+      if ((x <= C - x ? x : C - x) < len_c) return false;
+    }
+    for (std::size_t k = n - 1; k >= 1 && p_ - k * t < C; --k) {
+      const std::size_t x = p_ - k * t;
+      if ((x <= C - x ? x : C - x) < len_c) return false;
+    }
+    // Column links: k t = j lcm(t, C), rows u j apart (u = lcm / C), j = 1 .. J; the
+    // nearest pairs are u and R - u J rows apart (u J < R).
+    if (len_r > 0) {
+      const std::size_t k0 = C / std::gcd(t, C);
+      if (k0 < n) {
+        const std::size_t u = k0 * t / C, J = (n - 1) / k0;
+        if (u < len_r || R - u * J < len_r) return false;
+      }
     }
     return true;
   }

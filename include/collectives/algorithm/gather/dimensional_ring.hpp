@@ -25,6 +25,9 @@ public:
   using RingPhases::RingPhases;
   constexpr std::size_t num_steps() const { return phase_steps() > 0 ? phase_steps() : 1; }
   constexpr std::size_t scratch_blocks() const { return p_; }
+  /// In every step some ring's rank e hands a super-block (at least one block) towards
+  /// the ring's root (schedule.hpp).
+  constexpr std::size_t blocks_every_step() const { return phase_steps() > 0 ? 1 : 0; }
   constexpr GatherOp operation() const { return {p_, root_}; }
   /// The scatter's steps backwards: in the scatter's step e, the ring's root receives,
   /// relative ranks 1 .. e - 1 receive and pass on, rank e sends; on every ring of the

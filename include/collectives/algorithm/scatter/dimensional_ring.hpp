@@ -27,6 +27,8 @@ public:
   using RingPhases::RingPhases;
   constexpr std::size_t num_steps() const { return phase_steps() > 0 ? phase_steps() : 1; }
   constexpr std::size_t scratch_blocks() const { return p_; }
+  /// In every step some ring's root sends a super-block (at least one block; schedule.hpp).
+  constexpr std::size_t blocks_every_step() const { return phase_steps() > 0 ? 1 : 0; }
   constexpr ScatterOp operation() const { return {p_, root_}; }
   /// In step e of a ring's phase: the ring's root sends, relative ranks 1 .. e - 1
   /// receive and pass on, rank e receives; on every ring of the phase. Every rank copies
