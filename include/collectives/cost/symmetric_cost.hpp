@@ -733,6 +733,7 @@ private:
   /// long (one-port: from as many ranks).
   struct TorusShift {
     std::size_t C = 1, R = 1, a = 0, b = 0;
+    std::size_t len_c = 0, len_r[2] = {0, 0}; // the runs along the row, and along the column
     HopsWorst kind[2];
     std::size_t count[2] = {0, 0}; // ranks of each kind
     std::size_t congestion = 0;
@@ -745,10 +746,10 @@ private:
     t.R = R;
     t.a = d / C;
     t.b = d % C;
-    const std::size_t lc = t.b <= C - t.b ? t.b : C - t.b;
+    const std::size_t lc = t.len_c = t.b <= C - t.b ? t.b : C - t.b;
     for (std::size_t carry = 0; carry < 2; ++carry) {
       const std::size_t s = (t.a + carry) % R;
-      const std::size_t lr = s <= R - s ? s : R - s;
+      const std::size_t lr = t.len_r[carry] = s <= R - s ? s : R - s;
       t.kind[carry] = {lc + lr, std::max(lc, lr)};
       t.count[carry] = (carry == 0 ? C - t.b : t.b) * R;
       if (t.count[carry] > 0 && t.kind[carry].hops > 0) t.congestion = std::max(t.congestion, t.kind[carry].worst);
@@ -960,6 +961,18 @@ private:
     }
   }
 
+  /// The one class that sends in the step, or Symmetry::max_classes when none or several do.
+  static constexpr std::size_t sole_sender(const RepStep& st)
+  {
+    std::size_t senders = 0, c = 0;
+    for (std::size_t k = 0; k < st.sym.classes; ++k)
+      if (st.sends_of(k) > 0) {
+        ++senders;
+        c = k;
+      }
+    return senders == 1 ? c : Symmetry::max_classes;
+  }
+
   /// True when the translations preserve the network, one class sends, and its members
   /// are too far apart for their routes to meet: two routes r -> r + d and r' -> r' + d
   /// share a link only when r' - r lies along one ring and is shorter than the route's
@@ -967,13 +980,8 @@ private:
   constexpr bool spaced_apart(const RepStep& st, std::size_t d) const
   {
     if (!preserved(st.sym.group)) return false;
-    std::size_t senders = 0, c = 0;
-    for (std::size_t k = 0; k < st.sym.classes; ++k)
-      if (st.sends_of(k) > 0) {
-        ++senders;
-        c = k;
-      }
-    if (senders != 1) return false;
+    const std::size_t c = sole_sender(st);
+    if (c == Symmetry::max_classes) return false;
     if (st.sym.group.kind == RankGroup::Kind::bits) return true; // runs of one hop
     const RankClass& cl = st.sym.cls[c];
     for (std::size_t i = 0; i < nd_ && i < RankGroup::max_digits; ++i) {
@@ -1002,31 +1010,19 @@ private:
   {
     std::size_t C = 1, R = 1;
     if (st.sym.group.kind != RankGroup::Kind::cyclic || !two_rings(C, R)) return false;
-    std::size_t senders = 0, c = 0;
-    for (std::size_t k = 0; k < st.sym.classes; ++k)
-      if (st.sends_of(k) > 0) {
-        ++senders;
-        c = k;
-      }
+    const std::size_t c = sole_sender(st);
+    if (c == Symmetry::max_classes) return false;
     const std::size_t t = st.sym.cls[c].step[0], n = st.size[c];
-    if (senders != 1 || n != st.sym.cls[c].count[0] || t == 0 || (n - 1) * t >= p_) return false;
+    if (n != st.sym.cls[c].count[0] || t == 0 || (n - 1) * t >= p_) return false;
     if (n == 1) return true;
     const TorusShift sh = torus_shift(d, C, R);
-    const std::size_t len_c = sh.b <= C - sh.b ? sh.b : C - sh.b;
-    std::size_t len_r = 0;
-    for (std::size_t kd = 0; kd < 2; ++kd) {
-      const std::size_t s = (sh.a + kd) % R;
-      len_r = std::max(len_r, s <= R - s ? s : R - s);
-    }
-    // Row links: k t < C (k >= 1) or p - k t < C (k <= n - 1).
-    for (std::size_t k = 1; k < n && k * t < C; ++k) {
-      const std::size_t x = k * t;
-      if ((x <= C - x ? x : C - x) < len_c) return false;
-    }
-    for (std::size_t k = n - 1; k >= 1 && p_ - k * t < C; --k) {
-      const std::size_t x = p_ - k * t;
-      if ((x <= C - x ? x : C - x) < len_c) return false;
-    }
+    const std::size_t len_c = sh.len_c, len_r = std::max(sh.len_r[0], sh.len_r[1]);
+    // Row links: k t < C (k >= 1) or p - k t < C (k <= n - 1), columns x apart either way.
+    const auto columns_near = [&](std::size_t x) { return (x <= C - x ? x : C - x) < len_c; };
+    for (std::size_t k = 1; k < n && k * t < C; ++k)
+      if (columns_near(k * t)) return false;
+    for (std::size_t k = n - 1; k >= 1 && p_ - k * t < C; --k)
+      if (columns_near(p_ - k * t)) return false;
     // Column links: k t = j lcm(t, C), rows u j apart (u = lcm / C), j = 1 .. J; the
     // nearest pairs are u and R - u J rows apart (u J < R).
     if (len_r > 0) {
