@@ -5,7 +5,7 @@
 // per class of each step (the schedules' Symmetry), so a selection costs a few million
 // operations instead of steps x p visits. Every collective is selected here on one of
 // Hypercube<10>, Ring<1024> and Mesh<32,32>; two more on the topology where they need the
-// most, two with other problems and one all-port (a selection takes 0.5-3 s of the suite's
+// most, three with other problems and one all-port (a selection takes 0.5-3 s of the suite's
 // compile time);
 // benchmarks/compile_time/select_limits.sh runs the whole matrix with both compilers
 // (README, "Cost"). The static_asserts prove that the
@@ -68,6 +68,13 @@ constexpr Selection broadcast_last_root = select<Collective::broadcast>(M{}, mod
 constexpr Selection scatter_long_blocks = select<Collective::scatter>(R{}, model, long_blocks);
 static_assert(broadcast_last_root.found() && scatter_long_blocks.found());
 
+// In place, so the reduce trees keep their partials in scratch and load them in a step of
+// their own (within clang++'s limit only since that step states its class: the tree's
+// nodes with children).
+constexpr Problem in_place_last_root{7, 1023, 3, true, true};
+constexpr Selection reduce_in_place = select<Collective::reduce>(M{}, model, in_place_last_root);
+static_assert(reduce_in_place.found());
+
 /// The compile-time pick of C on T against select() at run time on `dynamic` (which
 /// visits every rank, as a collective called without an algorithm does).
 template <Collective C, class T, class D>
@@ -104,6 +111,8 @@ TEST_CASE("select at compile time on p = 1024 names what a default call picks at
   CHECK(broadcast_last_root.time == select<Collective::broadcast>(mesh, model, last_root).time);
   CHECK(std::string_view(scatter_long_blocks.name) == select<Collective::scatter>(ring, model, long_blocks).name);
   CHECK(scatter_long_blocks.time == select<Collective::scatter>(ring, model, long_blocks).time);
+  CHECK(std::string_view(reduce_in_place.name) == select<Collective::reduce>(mesh, model, in_place_last_root).name);
+  CHECK(reduce_in_place.time == select<Collective::reduce>(mesh, model, in_place_last_root).time);
   const Selection run_time = select<Collective::scatter>(ring, all_port_model, one_word);
   CHECK(std::string_view(run_time.name) == "linear");
   CHECK(linear_scatter.time == run_time.time);

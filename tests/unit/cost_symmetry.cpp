@@ -10,7 +10,10 @@
 // hypercube), where the estimate works from the routes' structure. And
 // estimate_unless_at_least (what select() uses to pass over candidates that cannot win)
 // against estimate(), the cheap step bounds it sums first against every step's time, and
-// select() as constant evaluation runs it against select() at run time.
+// select() as constant evaluation runs it against select() at run time. And, once per
+// schedule, each step's stated classes against what every rank does in it
+// (stated_classes_mismatch): the estimates alone cannot tell a wrong class where any
+// nonempty one costs the same.
 
 #include <catch2/catch.hpp>
 
@@ -98,6 +101,74 @@ std::string symmetry_context(Collective c, std::string_view algorithm, const std
          (model.routing == Routing::cut_through ? "cut-through" : "store-and-forward");
 }
 
+/// A schedule seen through its visit and its symmetry (the thunks the estimate at run time
+/// calls anyway), so that check_stated_classes is compiled once, not per schedule type.
+struct StatedSteps {
+  const void* s;
+  std::size_t p, steps;
+  void (*visit)(const void*, std::size_t, std::size_t, StepOps&);
+  Symmetry (*symmetry)(const void*, std::size_t);
+};
+
+/// What each step's Symmetry states, against what every rank does in it (the contract in
+/// schedule/schedule.hpp, which the estimates trust): classes do not overlap and list no
+/// rank twice; each member rep + g sends and receives what rep does with every peer q
+/// replaced by q + g, in the same order and with the same block counts, combining where rep
+/// combines (on either side: the order of operands costs the same), and has local work of
+/// the same sizes; a rank in no class does nothing. (The estimates alone
+/// cannot tell a wrong class in a step of local work only: any nonempty class costs the
+/// same there.) Returns the first mismatch found, or "".
+std::string stated_classes_mismatch(const StatedSteps& e)
+{
+  const auto combines = [](Combine c) { return c != Combine::copy; };
+  std::vector<StepOps> ops(e.p);
+  std::vector<std::size_t> owner(e.p);
+  constexpr std::size_t nobody = ~std::size_t{0};
+  for (std::size_t k = 0; k < e.steps; ++k) {
+    const Symmetry sym = e.symmetry(e.s, k);
+    if (!sym.stated()) continue;
+    const std::string at = "step " + std::to_string(k) + ": ";
+    for (std::size_t r = 0; r < e.p; ++r) {
+      ops[r] = StepOps{};
+      e.visit(e.s, r, k, ops[r]);
+      owner[r] = nobody;
+    }
+    const RankGroup& g = sym.group;
+    for (std::size_t c = 0; c < sym.classes; ++c) {
+      const RankClass& cl = sym.cls[c];
+      const std::size_t n = cl.size(g);
+      if (n > 0 && cl.rep >= e.p) return at + "class " + std::to_string(c) + "'s rep is no rank";
+      const StepOps& want = n > 0 ? ops[cl.rep] : StepOps{};
+      for (std::size_t j = 0; j < n; ++j) {
+        const std::size_t t = cl.translation(g, j), r = g.plus(cl.rep, t);
+        const std::string who = at + "rank " + std::to_string(r) + " (class " + std::to_string(c) + ", rep " +
+                                std::to_string(cl.rep) + ")";
+        if (owner[r] != nobody) return who + " is listed twice";
+        owner[r] = c;
+        const StepOps& got = ops[r];
+        if (got.sends.size() != want.sends.size() || got.recvs.size() != want.recvs.size() ||
+            got.locals.size() != want.locals.size())
+          return who + " does other ops than its rep";
+        for (std::size_t i = 0; i < got.sends.size(); ++i)
+          if (got.sends[i].peer != g.plus(want.sends[i].peer, t) || got.sends[i].blocks.count != want.sends[i].blocks.count)
+            return who + ": send " + std::to_string(i) + " is not its rep's translated";
+        for (std::size_t i = 0; i < got.recvs.size(); ++i)
+          if (got.recvs[i].peer != g.plus(want.recvs[i].peer, t) ||
+              got.recvs[i].blocks.count != want.recvs[i].blocks.count || combines(got.recvs[i].combine) != combines(want.recvs[i].combine))
+            return who + ": receive " + std::to_string(i) + " is not its rep's translated";
+        for (std::size_t i = 0; i < got.locals.size(); ++i)
+          if (got.locals[i].from.count != want.locals[i].from.count ||
+              got.locals[i].to.count != want.locals[i].to.count || combines(got.locals[i].combine) != combines(want.locals[i].combine))
+            return who + ": local " + std::to_string(i) + " is not the size of its rep's";
+      }
+    }
+    for (std::size_t r = 0; r < e.p; ++r)
+      if (owner[r] == nobody && (!ops[r].sends.empty() || !ops[r].recvs.empty() || !ops[r].locals.empty()))
+        return at + "rank " + std::to_string(r) + " is in no class but does something";
+  }
+  return "";
+}
+
 /// Whether `s`, Tag's schedule for `problem`, equals Tag's schedule for the same problem with
 /// root 0 and a commutative operator, when that is another problem: the estimates read only
 /// the schedule, the network, the model and m, and check_every_collective costs that problem
@@ -121,7 +192,8 @@ bool same_as_root_0_commutative(Tag tag, const T& topo, const Problem& problem, 
 
 /// Every algorithm of C that fits `topo`, its schedule costed on `net` both ways.
 template <Collective C, class T, class N>
-void check_collective(const T& topo, const N& net, const CostModel& model, const Problem& problem, std::size_t& compared)
+void check_collective(const T& topo, const N& net, const CostModel& model, const Problem& problem, std::size_t& compared,
+                      bool check_classes = false)
 {
   hana::for_each(algorithms<C>, [&](auto tag) {
     using Tag = decltype(tag);
@@ -129,6 +201,14 @@ void check_collective(const T& topo, const N& net, const CostModel& model, const
       if (!fits(tag, topo, problem)) return;
       const auto s = Tag::schedule(topo, problem);
       if (same_as_root_0_commutative(tag, topo, problem, s)) return;
+      if constexpr (symmetric_schedule<std::remove_const_t<decltype(s)>>)
+        if (check_classes) {
+          using S = std::remove_const_t<decltype(s)>;
+          const std::string mismatch = stated_classes_mismatch(
+            {&s, s.size(), s.num_steps(), &detail::visit_thunk<S>, &detail::symmetry_thunk<S>});
+          INFO(symmetry_context(C, Tag::name, describe(topo), model, problem));
+          CHECK(mismatch == "");
+        }
       const double m = problem.m / static_cast<double>(Tag::pieces(topo.size()));
       SymmetryResults r;
       r.got = detail::estimate_by_classes(s, net, model, m);
@@ -177,18 +257,31 @@ void check_select_by_classes(const T& topo, const CostModel& model, const Proble
 template <class T, class N, std::size_t... I>
 void check_every_collective(const T& topo, const N& net, std::index_sequence<I...>, std::size_t& compared)
 {
+  // The stated classes against the visits: once per schedule (under the first model, on
+  // the schedule's own network; neither changes the schedule).
+  constexpr bool own_network = std::is_same_v<T, N>;
   for (const CostModel& model : symmetry_models)
     for (std::size_t root : {std::size_t{0}, topo.size() / 2, topo.size() - 1})
       for (bool commutative : {true, false})
-        (check_collective<all_collectives[I]>(topo, net, model, Problem{96, root, 3, commutative, false}, compared),
+        (check_collective<all_collectives[I]>(topo, net, model, Problem{96, root, 3, commutative, false}, compared,
+                                              own_network && &model == &symmetry_models[0]),
          ...);
   // In place (schedules differ: a reduce tree's step 0, a ring reduce-scatter's last step),
   // under fewer models; and the shared-memory terms, which the evaluation by classes
   // leaves to the walk (so that case compares the typed walk with the one through
   // WalkScheduleRef).
-  for (const CostModel& model : {symmetry_models[0], symmetry_models[2], CostModel{.t_s = 1, .t_w = 1e-3, .half_duplex = true, .lanes = 2}})
+  const CostModel in_place_models[] = {symmetry_models[0], symmetry_models[2],
+                                       CostModel{.t_s = 1, .t_w = 1e-3, .half_duplex = true, .lanes = 2}};
+  for (const CostModel& model : in_place_models)
     for (std::size_t root : {std::size_t{0}, topo.size() - 1})
-      (check_collective<all_collectives[I]>(topo, net, model, Problem{96, root, 3, true, true}, compared), ...);
+      (check_collective<all_collectives[I]>(topo, net, model, Problem{96, root, 3, true, true}, compared,
+                                            own_network && &model == &in_place_models[0]),
+       ...);
+  // A reduce tree in place with an operator not known to be commutative: rooted at rank 0,
+  // whose nodes with children load their partials in step 0, then a step to the root.
+  for (std::size_t root : {std::size_t{0}, topo.size() / 2, topo.size() - 1})
+    check_collective<Collective::reduce>(topo, net, symmetry_models[1], Problem{96, root, 3, false, true}, compared,
+                                         own_network);
   // Selection, on the schedules' own network (rings, hypercubes and 2-D meshes: each type
   // instantiates every candidate's estimate by classes again); start-ups only make ties;
   // a shared-memory model, which select() at run time walks step by step.

@@ -331,10 +331,24 @@ private:
       if (bound_only_) return remembered(st, [&] { return lower_bound(st); });
       return remembered(st, [&] { return enumerate(st); });
     }
+    if (local_only(st, t)) return t;
     if (one_family_partial(st, t)) return t;
     if (small_step(st, t)) return t;
     if (bound_only_) return remembered(st, [&] { return class_bound(st); });
     return remembered(st, [&] { return enumerate(st); });
+  }
+
+  /// A step of local work only (a tree reduce's nodes with children loading their
+  /// partials): the largest class's work, no message. (Enumerated, such a step of half the
+  /// ranks was 70 k of clang++'s 83 k steps for an in-place reduce on Ring<1024>.)
+  constexpr bool local_only(const RepStep& st, StepTally& out) const
+  {
+    if (st.sends != 0) return false;
+    for (std::size_t c = 0; c < st.sym.classes; ++c)
+      if (st.recvs[c] != 0) return false;
+    out = StepTally{};
+    out.time = st.sym.classes == 0 ? 0.0 : rank_step_time(model_, m_, 0.0, max_local(st));
+    return true;
   }
 
   static constexpr bool same_sends(const RepStep& st, std::size_t a, std::size_t b)

@@ -35,14 +35,14 @@ public:
   constexpr std::size_t num_steps() const { return 1 + shape_.num_steps() + (tree_root_ != root_ ? 1 : 0); }
   constexpr std::size_t scratch_blocks() const { return partials_ == Partials::scratch ? blocks_ : 0; }
   constexpr ReduceOp operation() const { return {p_, root_, blocks_, commutative_}; }
-  /// Step 0: the nodes with children load their partials (stated only when none does:
-  /// in place or fold_late); then the broadcast tree's steps backwards (tree/shape.hpp);
-  /// a last step between the two roots.
+  /// Step 0: the nodes with children load their partials (one class, non_leaves(); none
+  /// in place or with fold_late); then the broadcast tree's steps backwards
+  /// (tree/shape.hpp); a last step between the two roots.
   constexpr Symmetry symmetry(std::size_t step) const
   {
     const RankGroup g = shape_group(shape_);
     const std::size_t total = shape_.num_steps();
-    if (step == 0) return partials_ == Partials::in_place || fold_late_ ? Symmetry::in(g) : Symmetry::none();
+    if (step == 0) return partials_ == Partials::in_place || fold_late_ ? Symmetry::in(g) : Symmetry::in(g).with(non_leaves(g));
     if (step <= total) return tree_symmetry(shape_, tree_root_, total - step);
     return Symmetry::in(g).with_rank(tree_root_).with_rank(root_);
   }
@@ -84,25 +84,49 @@ public:
   friend constexpr bool operator==(const ReduceTreeSchedule&, const ReduceTreeSchedule&) = default;
 
 private:
-  /// Whether r has no children in the tree: O(dimensions of the shape). The rings are
-  /// walked root outward, and a node joins at the last ring in which its coordinate
-  /// differs from the root's; it receives there from the node at distance lowbit(v), v
-  /// its coordinate relative to the root's, then sends at every smaller distance that
-  /// stays inside the ring, and as the root of each later ring longer than one.
+  /// The last ring longer than one (shape_.ndims if none: p = 1). A node whose coordinate
+  /// along it is the root's joins the tree in an earlier ring (or is the root) and sends as
+  /// the root of that last ring's tree; the others join in it.
+  constexpr std::size_t last_ring() const
+  {
+    for (std::size_t k = shape_.ndims; k-- > 0;)
+      if (shape_.extent[k] > 1) return k;
+    return shape_.ndims;
+  }
+  /// Whether r has no children in the tree: its coordinate v along the last ring, relative
+  /// to the root's, is not 0, and it receives there from distance lowbit(v) and sends at
+  /// no smaller distance that stays inside the ring (v odd, or the ring's last node).
+  /// O(dimensions of the shape).
   constexpr bool is_leaf(std::size_t r) const
   {
-    std::size_t joins = shape_.ndims;
-    for (std::size_t k = shape_.ndims; k-- > 0;)
-      if (shape_.coord(r, k) != shape_.coord(tree_root_, k)) {
-        joins = k;
-        break;
+    const std::size_t k = last_ring();
+    if (k == shape_.ndims) return false; // p = 1: the root
+    const std::size_t z = shape_.extent[k];
+    const std::size_t v = (shape_.coord(r, k) + z - shape_.coord(tree_root_, k)) % z;
+    return v != 0 && (v % 2 == 1 || v + 1 == z);
+  }
+  /// The nodes with children (not is_leaf), as a class of g: the tree's root translated by
+  /// anything along the earlier rings, and by 0, 2, 4, ... along the last ring (v even and
+  /// below z - 1: floor(z / 2) of them, z >= 2). Every one loads its partial in step 0.
+  constexpr RankClass non_leaves(const RankGroup& g) const
+  {
+    RankClass c = RankClass::only(tree_root_);
+    const std::size_t last = last_ring();
+    for (std::size_t k = 0; k < shape_.ndims; ++k) {
+      const std::size_t z = shape_.extent[k];
+      if (z == 1) continue;
+      const std::size_t step = k == last ? 2 : 1, count = k == last ? z / 2 : z;
+      if (g.kind == RankGroup::Kind::bits) {
+        if (count == 2) c.free |= shape_.stride[k];
+        continue;
       }
-    if (joins == shape_.ndims) return false; // the tree's root
-    for (std::size_t k = joins + 1; k < shape_.ndims; ++k)
-      if (shape_.extent[k] > 1) return false;
-    const std::size_t z = shape_.extent[joins];
-    const std::size_t v = (shape_.coord(r, joins) + z - shape_.coord(tree_root_, joins)) % z;
-    return v % 2 == 1 || v + 1 == z;
+      for (std::size_t i = 0; i < g.digits && i < RankGroup::max_digits; ++i)
+        if (g.weight[i] == shape_.stride[k]) {
+          c.step[i] = step;
+          c.count[i] = count;
+        }
+    }
+    return c;
   }
   constexpr Buffer held(std::size_t r) const
   {
