@@ -110,6 +110,42 @@ struct StatedSteps {
   Symmetry (*symmetry)(const void*, std::size_t);
 };
 
+/// A step stated as a star (Symmetry::Star) against what every rank does in it (ops[r]).
+std::string star_mismatch(const Symmetry::Star& star, const std::vector<StepOps>& ops)
+{
+  const std::size_t p = ops.size();
+  if (star.root >= p) return "the star's root is no rank";
+  std::vector<bool> met(p, false);
+  met[star.root] = true;
+  const StepOps& root = ops[star.root];
+  if ((star.fan_in ? root.sends.size() : root.recvs.size()) != 0) return "the star's root has a message the other way";
+  std::size_t local = 0;
+  for (const LocalOp& op : root.locals) local += op.from.count;
+  if (local != star.root_local) return "the star's root has other local work";
+  const auto each = [&](std::size_t peer, std::size_t blocks) {
+    if (peer >= p || met[peer] || blocks != star.blocks) return false;
+    met[peer] = true;
+    return true;
+  };
+  for (const SendOp& op : root.sends)
+    if (!each(op.peer, op.blocks.count)) return "the star's root sends twice, or other blocks";
+  for (const RecvOp& op : root.recvs)
+    if (!each(op.peer, op.blocks.count) || op.combine != Combine::copy)
+      return "the star's root receives twice, or other blocks";
+  for (std::size_t r = 0; r < p; ++r) {
+    if (r == star.root) continue;
+    const std::string who = "rank " + std::to_string(r) + " of the star";
+    if (!met[r]) return who + " has no message with the root";
+    const StepOps& o = ops[r];
+    const bool one = star.fan_in ? o.sends.size() == 1 && o.recvs.empty() && o.sends[0].peer == star.root &&
+                                     o.sends[0].blocks.count == star.blocks
+                                 : o.recvs.size() == 1 && o.sends.empty() && o.recvs[0].peer == star.root &&
+                                     o.recvs[0].blocks.count == star.blocks && o.recvs[0].combine == Combine::copy;
+    if (!one || !o.locals.empty()) return who + " does more than its one message";
+  }
+  return "";
+}
+
 /// What each step's Symmetry states, against what every rank does in it (the contract in
 /// schedule/schedule.hpp, which the estimates trust): classes do not overlap and list no
 /// rank twice; each member rep + g sends and receives what rep does with every peer q
@@ -132,6 +168,10 @@ std::string stated_classes_mismatch(const StatedSteps& e)
       ops[r] = StepOps{};
       e.visit(e.s, r, k, ops[r]);
       owner[r] = nobody;
+    }
+    if (sym.star.on) {
+      if (const std::string m = star_mismatch(sym.star, ops); !m.empty()) return at + m;
+      continue;
     }
     const RankGroup& g = sym.group;
     for (std::size_t c = 0; c < sym.classes; ++c) {

@@ -209,6 +209,7 @@ constexpr double step_lower_bound(const S& s, std::size_t k, const T& topo, cons
     if (sym.stated() && sym.group.p == s.size()) {
       for (std::size_t c = 0; c < sym.classes; ++c)
         if (sym.cls[c].rep < s.size() && sym.cls[c].size(sym.group) > 0) of_rank(sym.cls[c].rep);
+      if (sym.star.on && sym.star.root < s.size()) of_rank(sym.star.root); // (every other rank: one message)
       return bound;
     }
   }

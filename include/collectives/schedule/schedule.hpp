@@ -248,13 +248,27 @@ struct RankClass {
 /// run time (estimate()); estimate_every_rank() visits every rank whatever the schedule
 /// states: compare the two to check a schedule's symmetry (tests/unit/cost_symmetry.cpp
 /// does, for the library's schedules).
+/// A step may instead be stated whole as a star (fan_out, fan_in: a linear algorithm's one
+/// step, whose root's p - 1 messages no class could hold, and whose other ranks all talk to
+/// the same rank, which no translation keeps).
 struct Symmetry {
   static constexpr std::size_t max_classes = 4;
+
+  /// Rank `root` sends one message of `blocks` blocks to every other rank (or, fan_in,
+  /// receives one from each), copying, and has `root_local` blocks of local work; every
+  /// other rank has that one message and nothing else.
+  struct Star {
+    bool on = false;
+    bool fan_in = false;
+    std::size_t root = 0, blocks = 0, root_local = 0;
+    friend constexpr bool operator==(const Star&, const Star&) = default;
+  };
 
   RankGroup group{};
   bool said = false;
   std::size_t classes = 0;
   RankClass cls[max_classes]{};
+  Star star{};
 
   /// Nothing is said about the step.
   static constexpr Symmetry none() { return {}; }
@@ -275,6 +289,23 @@ struct Symmetry {
   static constexpr Symmetry of(const RankGroup& g, const C&... c)
   {
     return {g, g.valid(), sizeof...(C), {c...}};
+  }
+
+  /// A star of p ranks: `root` sends `blocks` blocks to every other rank, and has
+  /// `root_local` blocks of local work (Star).
+  static constexpr Symmetry fan_out(std::size_t p, std::size_t root, std::size_t blocks, std::size_t root_local)
+  {
+    Symmetry s = in(RankGroup::cyclic(p));
+    s.star = {true, false, root, blocks, root_local};
+    return s;
+  }
+  /// A star of p ranks: every other rank sends `blocks` blocks to `root`, which copies them
+  /// and has `root_local` blocks of local work (Star).
+  static constexpr Symmetry fan_in(std::size_t p, std::size_t root, std::size_t blocks, std::size_t root_local)
+  {
+    Symmetry s = in(RankGroup::cyclic(p));
+    s.star = {true, true, root, blocks, root_local};
+    return s;
   }
 
   /// Adds class c (at most max_classes; more makes the statement none()); a class of no

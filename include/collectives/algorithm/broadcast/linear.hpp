@@ -25,6 +25,8 @@ public:
   constexpr BroadcastOp operation() const { return {p_, root_, blocks_}; }
   /// The root: it has p - 1 messages, every other rank one.
   constexpr std::size_t busiest_rank(std::size_t) const { return root_; }
+  /// The one step, stated whole (Symmetry::Star).
+  constexpr Symmetry symmetry(std::size_t) const { return Symmetry::fan_out(p_, root_, blocks_, 0); }
 
   template <class V>
   constexpr void visit(std::size_t r, std::size_t, V& v) const

@@ -22,6 +22,8 @@ public:
   constexpr std::size_t scratch_blocks() const { return 0; }
   /// The root: it has p - 1 messages, every other rank one.
   constexpr std::size_t busiest_rank(std::size_t) const { return root_; }
+  /// The one step, stated whole (Symmetry::Star).
+  constexpr Symmetry symmetry(std::size_t) const { return Symmetry::fan_in(p_, root_, 1, 1); }
   constexpr GatherOp operation() const { return {p_, root_}; }
 
   template <class V>
