@@ -112,7 +112,7 @@ struct Selection {
 
 namespace detail {
 /// Messages (sent and received) in step 0 of s of rank 0, or of the rank s names as its
-/// busiest (schedule.hpp).
+/// busiest (schedule.hpp); p - 1 for a step stated as a star (Symmetry::Star).
 template <schedule S>
 constexpr std::size_t messages_of_busiest(const S& s)
 {
@@ -122,6 +122,8 @@ constexpr std::size_t messages_of_busiest(const S& s)
     constexpr void recv(const RecvOp&) { ++n; }
     constexpr void local(const LocalOp&) {}
   } count;
+  if constexpr (symmetric_schedule<S>) // a star's root: p - 1, not counted one by one
+    if (s.num_steps() > 0 && s.symmetry(0).star.on) return s.size() - 1;
   std::size_t r = 0;
   if constexpr (requires { { s.busiest_rank(std::size_t{0}) } -> std::convertible_to<std::size_t>; })
     r = s.busiest_rank(0);
