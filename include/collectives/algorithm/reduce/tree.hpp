@@ -110,23 +110,11 @@ private:
   /// below z - 1: floor(z / 2) of them, z >= 2). Every one loads its partial in step 0.
   constexpr RankClass non_leaves(const RankGroup& g) const
   {
-    RankClass c = RankClass::only(tree_root_);
     const std::size_t last = last_ring();
-    for (std::size_t k = 0; k < shape_.ndims; ++k) {
+    return class_along(shape_, g, tree_root_, shape_.ndims, [&](std::size_t k) {
       const std::size_t z = shape_.extent[k];
-      if (z == 1) continue;
-      const std::size_t step = k == last ? 2 : 1, count = k == last ? z / 2 : z;
-      if (g.kind == RankGroup::Kind::bits) {
-        if (count == 2) c.free |= shape_.stride[k];
-        continue;
-      }
-      for (std::size_t i = 0; i < g.digits && i < RankGroup::max_digits; ++i)
-        if (g.weight[i] == shape_.stride[k]) {
-          c.step[i] = step;
-          c.count[i] = count;
-        }
-    }
-    return c;
+      return std::pair{k == last ? std::size_t{2} : std::size_t{1}, k == last ? z / 2 : z};
+    });
   }
   constexpr Buffer held(std::size_t r) const
   {

@@ -190,6 +190,31 @@ constexpr RankGroup shape_group(const TreeShape& s)
   return RankGroup::of(r);
 }
 
+/// The class of `root` translated along the shape's first `rings` rings, as a class of g
+/// (shape_group(s)): along ring k by 0, step, 2 step, ... (count values), where
+/// {step, count} = along(k); rings of extent 1 are passed over. In a group of bits a ring
+/// (of two) is either free (count 2) or left at the root's coordinate.
+template <class Along>
+constexpr RankClass class_along(const TreeShape& s, const RankGroup& g, std::size_t root, std::size_t rings,
+                                Along&& along)
+{
+  RankClass c = RankClass::only(root);
+  for (std::size_t k = 0; k < rings; ++k) {
+    if (s.extent[k] == 1) continue;
+    const auto [step, count] = along(k);
+    if (g.kind == RankGroup::Kind::bits) {
+      if (count == 2) c.free |= s.stride[k];
+      continue;
+    }
+    for (std::size_t i = 0; i < g.digits && i < RankGroup::max_digits; ++i)
+      if (g.weight[i] == s.stride[k]) {
+        c.step[i] = step;
+        c.count[i] = count;
+      }
+  }
+  return c;
+}
+
 /// What broadcast-order step `step` of the tree rooted at `root` says about its ranks:
 /// the senders are the root and its translates by multiples of 2m along the step's ring
 /// (and anything along the rings done before), the receivers the root's first child and
@@ -202,20 +227,10 @@ constexpr Symmetry tree_symmetry(const TreeShape& s, std::size_t root, std::size
   if (ts.dim >= s.ndims) return Symmetry::in(g);
   const std::size_t z = s.extent[ts.dim], m = ts.dist;
   if (z % (2 * m) != 0 || !g.valid()) return Symmetry::none();
-  RankClass senders = RankClass::only(root);
-  for (std::size_t k = 0; k <= ts.dim; ++k) { // later rings stay at the root's coordinate
-    if (s.extent[k] == 1) continue;
-    const std::size_t step_k = k == ts.dim ? 2 * m : 1, count_k = k == ts.dim ? z / (2 * m) : s.extent[k];
-    if (g.kind == RankGroup::Kind::bits) {
-      if (count_k == 2) senders.free |= s.stride[k];
-      continue;
-    }
-    for (std::size_t i = 0; i < g.digits; ++i)
-      if (g.weight[i] == s.stride[k]) {
-        senders.step[i] = step_k;
-        senders.count[i] = count_k;
-      }
-  }
+  // (Later rings stay at the root's coordinate.)
+  const RankClass senders = class_along(s, g, root, ts.dim + 1, [&](std::size_t k) {
+    return std::pair{k == ts.dim ? 2 * m : 1, k == ts.dim ? z / (2 * m) : std::size_t{s.extent[k]}};
+  });
   RankClass receivers = senders;
   const std::size_t c0 = s.coord(root, ts.dim), len = s.stride[ts.dim];
   receivers.rep = root - c0 * len + ((c0 + m) % z) * len;
