@@ -354,8 +354,9 @@ private:
   /// worst load is then the largest over the rings it moves along, and the ranks group by
   /// it: counting the ranks (and their hops) whose rings' loads are at most W, for each
   /// load W, gives the sums one-port adds up and the slowest message all-port takes.
-  /// (Why: a linear scatter's step on Mesh<32,32>, walked, was 0.64 M of clang++'s 1 M
-  /// steps.)
+  /// The arc counts restate RouteWalker::runs's rule (ties go plus); the tests compare
+  /// every star with the walk, which routes by that rule. (Why: a linear scatter's step
+  /// on Mesh<32,32>, walked, was 0.64 M of clang++'s 1 M steps.)
   constexpr bool star(const Symmetry::Star& sr, StepTally& out) const
   {
     if constexpr (kind != NetKind::torus) {
@@ -377,8 +378,8 @@ private:
         load[2 * i] = one_sender ? 1 : mult * plus;
         load[2 * i + 1] = one_sender ? 1 : mult * minus;
       }
-      // Ranks whose rings' loads are all at most w (the root's own "none" included): how
-      // many, their hops summed, and the most hops of one.
+      // Ranks whose rings' loads are all at most w (the root, which uses no ring, included):
+      // how many, and their hops summed.
       struct Upto {
         std::size_t ranks = 1, hops = 0;
       };
