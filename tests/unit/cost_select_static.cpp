@@ -5,7 +5,7 @@
 // per class of each step (the schedules' Symmetry), so a selection costs a few million
 // operations instead of steps x p visits. Every collective is selected here on one of
 // Hypercube<10>, Ring<1024> and Mesh<32,32>; two more on the topology where they need the
-// most, three with other problems and two all-port (a selection takes 0.5-3 s of the suite's
+// most, three with other problems and three all-port (a selection takes 0.5-3 s of the suite's
 // compile time);
 // benchmarks/compile_time/select_limits.sh runs the whole matrix with both compilers
 // (README, "Cost"). The static_asserts prove that the
@@ -62,6 +62,11 @@ static_assert(std::string_view(linear_scatter.name) == "linear");
 // shape (Symmetry::Star; walked, it alone was 0.64 M of clang++'s 1 M steps).
 constexpr Selection mesh_scatter = select<Collective::scatter>(M{}, all_port_model, one_word);
 static_assert(mesh_scatter.found());
+// And the all-to-all there: the all-port hypercube algorithm's 512 rounds each send to ten
+// XOR partners, whose loads one line of each ring gives (cost/xor_line.hpp; enumerated
+// message by message, a round was 7.3 M clang steps).
+constexpr Selection mesh_alltoall = select<Collective::alltoall>(M{}, all_port_model, problem);
+static_assert(mesh_alltoall.found());
 
 // From another root, and with long messages (each within clang++'s limit only since the
 // binomial trees' strided senders are known to be apart on a torus, and since the dimensional
@@ -123,6 +128,9 @@ TEST_CASE("select at compile time on p = 1024 names what a default call picks at
   const Selection on_mesh = select<Collective::scatter>(mesh, all_port_model, one_word);
   CHECK(std::string_view(mesh_scatter.name) == on_mesh.name);
   CHECK(mesh_scatter.time == on_mesh.time);
+  const Selection alltoall_on_mesh = select<Collective::alltoall>(mesh, all_port_model, problem);
+  CHECK(std::string_view(mesh_alltoall.name) == alltoall_on_mesh.name);
+  CHECK(mesh_alltoall.time == alltoall_on_mesh.time);
   // (alltoall on the ring is not repeated at run time: its every-rank walk of the all-port
   // candidate routes 512 x 1024 x 10 messages of up to 512 hops.)
 }

@@ -563,3 +563,59 @@ TEST_CASE("symmetric estimate: runs of senders shifted along rings and 2-D tori"
     CHECK(compared > 4 * p);
   }
 }
+
+/// Every rank sends one message to r XOR 2^j for each bit j of a mask, with blocks that
+/// differ from family to family: the steps the estimate works out ring by ring on a torus of
+/// power-of-two rings (cost/xor_line.hpp; the all-port hypercube all-to-all's rounds are all
+/// the bits), for any set of bits. Steps 0 and 1 have the same families and other blocks
+/// (the loads are kept between them), step 2 the other bits; step 0 also has local work.
+struct XorFamiliesStep {
+  std::size_t p = 1, bits = 0;
+
+  constexpr std::size_t size() const { return p; }
+  constexpr std::size_t num_steps() const { return 3; }
+  constexpr std::size_t scratch_blocks() const { return 0; }
+  constexpr ScanOp operation() const { return {p, false, false}; }
+  constexpr Symmetry symmetry(std::size_t) const { return Symmetry::uniform(RankGroup::bits(p)); }
+  template <class V>
+  constexpr void visit(std::size_t r, std::size_t k, V& v) const
+  {
+    const std::size_t mask = k < 2 ? bits : (p - 1) & ~bits;
+    for (std::size_t j = 0; (std::size_t{1} << j) < p; ++j) {
+      const std::size_t g = std::size_t{1} << j;
+      if ((mask & g) == 0) continue;
+      const std::size_t blocks = 1 + (j * (k + 2)) % 3;
+      v.send({r ^ g, contiguous(Buffer::input, 0, blocks)});
+      v.recv({r ^ g, contiguous(Buffer::output, 0, blocks)});
+    }
+    if (k == 0) v.local({contiguous(Buffer::input, 0, 2), contiguous(Buffer::output, 0, 2)});
+  }
+};
+
+TEST_CASE("symmetric estimate: XOR partners on tori of power-of-two rings", "[cost][symmetry]")
+{
+  auto check = [](const auto& net) {
+    const std::size_t p = net.size();
+    INFO(describe(net));
+    for (std::size_t bits = 0; bits < p; ++bits) {
+      const XorFamiliesStep s{p, bits};
+      for (const CostModel& model : symmetry_models) {
+        const CostReport got = detail::estimate_by_classes(s, net, model, 96);
+        const CostReport want = estimate_every_rank(s, net, model, 96);
+        INFO("bits " << bits << ", ports " << (model.ports == Ports::one ? "one" : "all") << ", routing "
+                     << (model.routing == Routing::cut_through ? "cut-through" : "store-and-forward"));
+        CHECK(got.time == want.time);
+        CHECK(got.congestion == want.congestion);
+        CHECK(got.messages == want.messages);
+        CHECK(got.steps == want.steps);
+        CHECK(got.words == want.words);
+      }
+    }
+  };
+  for (std::size_t p : {2, 4, 8, 16, 32, 64}) check(Ring<>{p});
+  const std::pair<std::size_t, std::size_t> shapes[] = {{2, 2}, {2, 4}, {4, 2}, {4, 4}, {4, 8}, {8, 4}, {2, 16}, {8, 8}};
+  for (auto [r, c] : shapes) check(Mesh<>{r, c});
+  check(Torus{2, 2, 4});
+  check(Torus{4, 2, 8});
+  check(Torus{2, 2, 2, 2});
+}

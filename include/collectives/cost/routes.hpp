@@ -117,6 +117,16 @@ private:
   Hypercube<D> topo_;
 };
 
+/// The way a route goes round a ring of z nodes to the node `forward` ahead (mod z): the
+/// shorter, plus on a tie. Every count of a ring's arcs follows it (RouteWalker; the
+/// symmetric estimate's runs, stars and XOR lines).
+constexpr bool ring_plus(std::size_t forward, std::size_t z) { return forward <= z - forward; }
+/// The hops that way: the ring distance.
+constexpr std::size_t ring_hops(std::size_t forward, std::size_t z)
+{
+  return ring_plus(forward, z) ? forward : z - forward;
+}
+
 /// Dimension-order routing on a torus (ProductTopology::next_hop): dimensions in
 /// route_dim order, along each the shorter way round (plus on a tie), so a route is at
 /// most one run of hops per dimension; link ids as dense_link gives them.
@@ -156,8 +166,8 @@ public:
       rest_to /= z;
       if (c == target) continue;
       const std::size_t forward = target > c ? target - c : target + z - c;
-      const bool plus = forward <= z - forward;
-      const std::size_t run = plus ? forward : z - forward;
+      const bool plus = ring_plus(forward, z);
+      const std::size_t run = ring_hops(forward, z);
       const std::size_t start = at - c * s;
       f(dim, plus, c, run, start);
       at = start + target * s;
@@ -331,7 +341,7 @@ public:
     std::size_t hops = 0, a = from, b = to;
     for (std::size_t k = 0; k < n_; ++k) {
       const std::size_t z = walker_.extent(Topo::route_dim(k)), d = (b % z + z - a % z) % z;
-      hops += d <= z - d ? d : z - d;
+      hops += ring_hops(d, z);
       a /= z;
       b /= z;
     }

@@ -23,6 +23,10 @@
 //      XOR on a torus of power-of-two rings: along each ring the pairs {x, x XOR c} form
 //        arcs that all cross a link of the ring's largest load (worked out below), so all
 //        messages have the same worst load and the hops add up ring by ring;
+//  - several messages per rank, every rank, on a torus of power-of-two rings, each to
+//    rank XOR 2^j (the all-port hypercube all-to-all): each moves along one ring, so one
+//    line of each ring gives every message's worst load (xor_line.hpp), and a rank's time
+//    is its rings' parts added up (one-port) or its slowest message (all-port);
 //  - classes that do not cover every rank (trees, pipelines, truncated steps) with one
 //    message per sender: when the whole translated family would share no link, every
 //    message's worst load is 1 and only the hops vary (their largest over a class); on a
@@ -37,7 +41,9 @@
 #include <collectives/cost/model.hpp>
 #include <collectives/cost/step_cost.hpp>
 #include <collectives/cost/fully_connected.hpp>
+#include <collectives/cost/xor_line.hpp>
 #include <collectives/detail/bits.hpp>
+#include <collectives/detail/range_max.hpp>
 #include <collectives/detail/recycled.hpp>
 #include <collectives/detail/zeroed_array.hpp>
 #include <collectives/schedule/schedule.hpp>
@@ -120,42 +126,6 @@ struct RepVisitor {
     if (op.combine != Combine::copy) st->local[c] += op.blocks.count;
   }
   constexpr void local(const LocalOp& op) { st->local[c] += op.from.count; }
-};
-
-/// Range maxima over a fixed array (a sparse table): O(n log n) to build, O(1) a query.
-class RangeMax {
-public:
-  constexpr RangeMax() = default;
-  /// Over value(0), ..., value(n - 1) (n >= 1).
-  template <class F>
-  constexpr void build(std::size_t n, F&& value)
-  {
-    n_ = n;
-    levels_ = floor_log2(n_) + 1;
-    table_.zero(levels_ * n_);
-    for (std::size_t i = 0; i < n_; ++i) table_[i] = value(i);
-    for (std::size_t l = 1; l < levels_; ++l) {
-      const std::size_t half = std::size_t{1} << (l - 1);
-      for (std::size_t i = 0; i + (half << 1) <= n_; ++i)
-        table_[l * n_ + i] = std::max(table_[(l - 1) * n_ + i], table_[(l - 1) * n_ + i + half]);
-    }
-  }
-  /// Largest value at lo, ..., hi (lo <= hi < n).
-  constexpr std::size_t max(std::size_t lo, std::size_t hi) const
-  {
-    const std::size_t l = floor_log2(hi - lo + 1);
-    return std::max(table_[l * n_ + lo], table_[l * n_ + hi + 1 - (std::size_t{1} << l)]);
-  }
-  /// Largest value at first, first + 1, ... (count of them, 1 <= count <= n, wrapping).
-  constexpr std::size_t max_cyclic(std::size_t first, std::size_t count) const
-  {
-    if (first + count <= n_) return max(first, first + count - 1);
-    return std::max(max(first, n_ - 1), max(0, first + count - n_ - 1));
-  }
-
-private:
-  std::size_t n_ = 0, levels_ = 0;
-  ZeroedArray<std::size_t> table_;
 };
 
 /// A message profile: hops and worst link load.
@@ -329,6 +299,10 @@ private:
       if (f == 1 && one_family_full(st, t)) return t;
       if (f == 2 && two_way_on_hypercube(st, t)) return t;
       if (f >= 2 && cyclic_families_on_torus(st, t)) return t;
+      // (Bounding only, XOR families are worked out on short rings alone: on a long ring
+      // their loads cost more than the bound that passes the candidate over.)
+      if (f >= 2 && xor_families_on_torus(st, bound_only_ ? xor_short_ring : p_))
+        return remembered(st, [&] { return xor_families_tally(st); });
       if (bound_only_) return remembered(st, [&] { return lower_bound(st); });
       return remembered(st, [&] { return enumerate(st); });
     }
@@ -354,9 +328,9 @@ private:
   /// worst load is then the largest over the rings it moves along, and the ranks group by
   /// it: counting the ranks (and their hops) whose rings' loads are at most W, for each
   /// load W, gives the sums one-port adds up and the slowest message all-port takes.
-  /// The arc counts restate RouteWalker::runs's rule (ties go plus); the tests compare
-  /// every star with the walk, which routes by that rule. (Why: a linear scatter's step
-  /// on Mesh<32,32>, walked, was 0.64 M of clang++'s 1 M steps.)
+  /// The arc counts are those of ring_plus (routes.hpp): the forwards 1 .. floor(z / 2) go
+  /// plus. The tests compare every star with the walk. (Why: a linear scatter's step on
+  /// Mesh<32,32>, walked, was 0.64 M of clang++'s 1 M steps.)
   constexpr bool star(const Symmetry::Star& sr, StepTally& out) const
   {
     if constexpr (kind != NetKind::torus) {
@@ -556,7 +530,7 @@ private:
     } else {
       for (std::size_t d = 0; d < nd_; ++d) {
         const std::size_t z = ext_[d], c = (g / str_[d]) % z;
-        const std::size_t len = c <= z - c ? c : z - c;
+        const std::size_t len = ring_hops(c, z);
         hw.hops += len;
         hw.worst = hw.worst < len ? len : hw.worst;
       }
@@ -575,8 +549,8 @@ private:
           const std::size_t z = ext_[d], s = str_[d];
           const std::size_t c = (g / s) % z;
           if (c == 0) continue;
-          const bool plus = c <= z - c;
-          runs_.push_back({i, d, plus ? 0u : 1u, g % s, plus ? c : z - c});
+          const bool plus = ring_plus(c, z);
+          runs_.push_back({i, d, plus ? 0u : 1u, g % s, ring_hops(c, z)});
         }
       }
     }
@@ -1099,7 +1073,7 @@ private:
     if (st.sym.group.kind == RankGroup::Kind::bits) return true; // runs of one hop
     const RankClass& cl = st.sym.cls[c];
     for (std::size_t i = 0; i < nd_ && i < RankGroup::max_digits; ++i) {
-      const std::size_t z = ext_[i], x = (d / str_[i]) % z, len = x <= z - x ? x : z - x;
+      const std::size_t z = ext_[i], x = (d / str_[i]) % z, len = ring_hops(x, z);
       if (len <= 1 || cl.count[i] < 2) continue;
       // Members j g apart (0 < j < count, g the step): without wrapping round the ring,
       // the nearest pairs are g and z - (count - 1) g apart.
@@ -1605,6 +1579,129 @@ private:
     return true;
   }
 
+  /// Several families r -> r XOR 2^j on a torus of power-of-two rings (the all-port
+  /// hypercube all-to-all's rounds). Each flips one ring's coordinate, so its messages move
+  /// along that ring only, and every line of a ring carries the same messages, from its own
+  /// ranks: one line's loads (xor_line) give every message's worst load. A message's hops
+  /// are its family's whatever its sender. All-port, the step takes as long as its slowest
+  /// message, the family's largest worst load. One-port, every rank has the same hops and
+  /// its word units add up ring by ring, each ring's depending only on the rank's coordinate
+  /// there: the largest sum over ranks is the sum of each ring's largest (sends from x,
+  /// receives at x from x XOR c), exactly the walk's integers. The loads are kept while the
+  /// families stay the same; the blocks may change from step to step.
+  struct XorFamilies {
+    static constexpr std::size_t max_f = RepStep::capacity;
+    std::size_t f = 0;
+    std::size_t offset[max_f]{};
+    std::size_t dim[max_f]{};     // the ring it moves along (ext_, str_)
+    std::size_t flip[max_f]{};    // the coordinate's XOR there (its messages' hops)
+    std::size_t largest[max_f]{}; // its messages' largest worst load
+    std::size_t at[max_f]{};      // its messages' worst loads: worst[at + x], x the sender's coordinate
+    ZeroedArray<std::size_t> worst;
+    std::size_t congestion = 0;
+  };
+
+  /// Whether the step is such families (xor_ then holds their loads), unless that needs the
+  /// loads of a ring longer than `longest`.
+  static constexpr std::size_t xor_short_ring = 64;
+  constexpr bool xor_families_on_torus(const RepStep& st, std::size_t longest)
+  {
+    if constexpr (kind != NetKind::torus) {
+      (void)st;
+      return false;
+    } else {
+      const std::size_t f = st.send_at[1] - st.send_at[0];
+      if (st.sym.group.kind != RankGroup::Kind::bits) return false;
+      for (std::size_t c = 1; c < st.sym.classes; ++c)
+        if (st.local[c] != st.local[0]) return false;
+      const RepOp* ops = &st.send[st.send_at[0]];
+      const XorFamilies& xf = xor_;
+      bool known = xf.f == f;
+      for (std::size_t i = 0; i < f && known; ++i) known = xf.offset[i] == ops[i].offset;
+      return known || xor_families(ops, f, longest);
+    }
+  }
+
+  /// The tally of such a step.
+  constexpr StepTally xor_families_tally(const RepStep& st) const
+  {
+    const XorFamilies& xf = xor_;
+    const std::size_t f = xf.f;
+    const RepOp* ops = &st.send[st.send_at[0]];
+    auto units = [&](std::size_t i, std::size_t w) { return message_units(model_.routing, ops[i].blocks, w, xf.flip[i]); };
+    std::size_t blocks = 0;
+    for (std::size_t i = 0; i < f; ++i) blocks += ops[i].blocks;
+    double busy = 0;
+    if (model_.ports == Ports::all) {
+      PortBusy b;
+      for (std::size_t i = 0; i < f; ++i) b.add(model_, m_, units(i, xf.largest[i]), xf.flip[i]);
+      busy = b.time(model_, m_);
+    } else {
+      std::size_t hops = 0, sent = 0, received = 0;
+      for (std::size_t i = 0; i < f; ++i) hops += xf.flip[i];
+      for (std::size_t d = 0; d < nd_; ++d) {
+        std::size_t most_sent = 0, most_received = 0;
+        for (std::size_t x = 0; x < ext_[d]; ++x) {
+          std::size_t s = 0, r = 0;
+          for (std::size_t i = 0; i < f; ++i) {
+            if (xf.dim[i] != d) continue;
+            s += units(i, xf.worst[xf.at[i] + x]);
+            r += units(i, xf.worst[xf.at[i] + (x ^ xf.flip[i])]);
+          }
+          most_sent = most_sent < s ? s : most_sent;
+          most_received = most_received < r ? r : most_received;
+        }
+        sent += most_sent;
+        received += most_received;
+      }
+      busy = std::max(sum_time(model_, m_, f, hops, sent), sum_time(model_, m_, f, hops, received));
+    }
+    return {rank_step_time(model_, m_, busy, st.local[0]), f * p_, blocks * p_, xf.congestion};
+  }
+
+  /// Works out xor_ for the families `ops` (see xor_families_on_torus): false unless each is
+  /// one bit, on a ring of a power-of-two extent of at most `longest` nodes.
+  constexpr bool xor_families(const RepOp* ops, std::size_t f, std::size_t longest)
+  {
+    XorFamilies& xf = xor_;
+    xf.f = 0;
+    if (f > XorFamilies::max_f) return false;
+    std::size_t entries = 0;
+    for (std::size_t i = 0; i < f; ++i) {
+      const std::size_t g = ops[i].offset;
+      if (!is_power_of_two(g)) return false;
+      std::size_t d = 0;
+      while (d < nd_ && (g / str_[d]) % ext_[d] == 0) ++d;
+      if (d == nd_ || !is_power_of_two(ext_[d]) || ext_[d] > longest) return false;
+      xf.dim[i] = d;
+      xf.flip[i] = g / str_[d];
+      xf.at[i] = entries;
+      entries += ext_[d];
+    }
+    xf.worst.zero(entries);
+    xf.congestion = 0;
+    for (std::size_t d = 0; d < nd_; ++d) {
+      std::size_t flips[XorFamilies::max_f]{}, n = 0;
+      std::size_t* worst[XorFamilies::max_f]{};
+      for (std::size_t i = 0; i < f; ++i) {
+        if (xf.dim[i] != d) continue;
+        flips[n] = xf.flip[i];
+        worst[n++] = xf.worst.data() + xf.at[i];
+      }
+      if (n == 0) continue;
+      const std::size_t most = xor_line(ext_[d], flips, n, model_.ports == Ports::one, worst);
+      xf.congestion = xf.congestion < most ? most : xf.congestion;
+    }
+    for (std::size_t i = 0; i < f; ++i) {
+      xf.largest[i] = 0;
+      for (std::size_t x = 0; x < ext_[xf.dim[i]]; ++x)
+        xf.largest[i] = std::max(xf.largest[i], xf.worst[xf.at[i] + x]);
+      xf.offset[i] = ops[i].offset;
+    }
+    xf.f = f;
+    return true;
+  }
+
   /// A lower bound of the step (bound_only()): rank rep of class 0's sends, each with its
   /// own hops and a worst load of at least what its family alone gives.
   constexpr StepTally lower_bound(const RepStep& st)
@@ -1800,6 +1897,7 @@ private:
   RecycledVector<Run> runs_;
   RepStep conv_{};
   TorusFamilies families_{};
+  XorFamilies xor_{};
   Small small_{};
   RangeMax table_;
   std::size_t table_d_ = std::numeric_limits<std::size_t>::max();
