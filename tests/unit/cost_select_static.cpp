@@ -5,7 +5,7 @@
 // per class of each step (the schedules' Symmetry), so a selection costs a few million
 // operations instead of steps x p visits. Every collective is selected here on one of
 // Hypercube<10>, Ring<1024> and Mesh<32,32>; two more on the topology where they need the
-// most, three with other problems and three all-port (a selection takes 0.5-3 s of the suite's
+// most, three with other problems, three all-port and two under other models (a selection takes 0.5-3 s of the suite's
 // compile time);
 // benchmarks/compile_time/select_limits.sh runs the whole matrix with both compilers
 // (README, "Cost"). The static_asserts prove that the
@@ -84,6 +84,21 @@ constexpr Problem in_place_last_root{7, 1023, 3, true, true};
 constexpr Selection reduce_in_place = select<Collective::reduce>(M{}, model, in_place_last_root);
 static_assert(reduce_in_place.found());
 
+// Other models: time per hop as large as a start-up (the ring pipelines of broadcast and
+// reduce, hundreds of steps, are passed over by their message in every step), and
+// store-and-forward with a million words a block (the ring scatter's pipeline on the mesh,
+// whose steps through a row's end take two hops, passed over once the steps left, each
+// bounded, show it cannot win).
+constexpr CostModel hop_heavy{.t_s = 1, .t_w = 1, .t_h = 1};
+constexpr CostModel store_and_forward{.t_s = 1e-6, .t_w = 1e-9, .t_h = 1e-8, .routing = Routing::store_and_forward};
+constexpr Selection broadcast_hop_heavy = select<Collective::broadcast>(R{}, hop_heavy, Problem{1});
+// (And the all-to-all there: the all-port algorithm's 512 rounds, alike after the first, are
+// passed over after two of them; bounded one by one, the selection was within 1 % of
+// clang++'s limit.)
+static_assert(select<Collective::alltoall>(R{}, hop_heavy, Problem{1}).found());
+constexpr Selection scatter_store_and_forward = select<Collective::scatter>(M{}, store_and_forward, Problem{1 << 20});
+static_assert(broadcast_hop_heavy.found() && scatter_store_and_forward.found());
+
 /// The compile-time pick of C on T against select() at run time on `dynamic` (which
 /// visits every rank, as a collective called without an algorithm does).
 template <Collective C, class T, class D>
@@ -131,6 +146,11 @@ TEST_CASE("select at compile time on p = 1024 names what a default call picks at
   const Selection alltoall_on_mesh = select<Collective::alltoall>(mesh, all_port_model, problem);
   CHECK(std::string_view(mesh_alltoall.name) == alltoall_on_mesh.name);
   CHECK(mesh_alltoall.time == alltoall_on_mesh.time);
+  CHECK(std::string_view(broadcast_hop_heavy.name) == select<Collective::broadcast>(ring, hop_heavy, Problem{1}).name);
+  CHECK(broadcast_hop_heavy.time == select<Collective::broadcast>(ring, hop_heavy, Problem{1}).time);
+  const Selection scatter_sf = select<Collective::scatter>(mesh, store_and_forward, Problem{1 << 20});
+  CHECK(std::string_view(scatter_store_and_forward.name) == scatter_sf.name);
+  CHECK(scatter_store_and_forward.time == scatter_sf.time);
   // (alltoall on the ring is not repeated at run time: its every-rank walk of the all-port
   // candidate routes 512 x 1024 x 10 messages of up to 512 hops.)
 }

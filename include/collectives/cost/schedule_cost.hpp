@@ -524,16 +524,37 @@ constexpr std::optional<CostReport> estimate_unless_beyond(const S& s, const T& 
   const auto beyond = [&](double t) { return equal_passes ? t > limit : t >= limit; };
   const auto bound_beyond = [&](double t) { return beyond(t) || (!equal_passes && t >= limit - 1e-12 * limit); };
   detail::check_estimate_args(s, topo, model, m);
-  // A schedule that promises a message of b blocks in every step: no step is cheaper than
-  // that message alone (one hop, no load, its rank's wait), whatever the model.
-  if constexpr (requires { { s.blocks_every_step() } -> std::convertible_to<std::size_t>; }) {
+  // A schedule that promises a message of b blocks in every step (from its first message
+  // step on): no such step is cheaper than that message alone (one hop, no load, its
+  // rank's wait), whatever the model. Before any visit, and after each step for the steps
+  // left (a ring scatter on a mesh: its pipeline's steps through a row's end take two
+  // hops, which the steps left, each bounded, soon show).
+  constexpr bool promises = requires { { s.blocks_every_step() } -> std::convertible_to<std::size_t>; };
+  double one = 0;           // a promised step's least time (0: no promise)
+  std::size_t promised = 0; // the first promised step
+  if constexpr (promises) {
     if (const std::size_t b = s.blocks_every_step(); b > 0) {
-      const double units = static_cast<double>(b) * m;
-      const double one = model.t_s + model.t_h + model.t_w * units + model.t_sync;
-      // (Scaled down a hair: steps x one may round above the sum of the steps' times.)
-      if (bound_beyond(static_cast<double>(s.num_steps()) * one * (1 - 1e-12))) return std::nullopt;
+      one = model.t_s + model.t_h + model.t_w * (static_cast<double>(b) * m) + model.t_sync;
+      if constexpr (requires { { s.first_message_step() } -> std::convertible_to<std::size_t>; })
+        promised = s.first_message_step();
     }
   }
+  // A schedule whose steps from some step on are alike (s.steps_alike_from()): each of the
+  // steps left costs what the last one did (the all-port all-to-all's 511 rounds after
+  // its first: passed over after two of them, not after hundreds).
+  constexpr bool alike = requires { { s.steps_alike_from() } -> std::convertible_to<std::size_t>; };
+  std::size_t alike_from = s.num_steps();
+  if constexpr (alike) // (t_fresh prices where a message is read from: not promised alike)
+    if (model.t_fresh == 0) alike_from = s.steps_alike_from();
+  // (Scaled down a hair: a sum in another order may round above the estimate's total.)
+  const auto rest_beyond = [&](double done, std::size_t next, double last) {
+    const std::size_t n = s.num_steps(), from = next > promised ? next : promised;
+    double rest = 0; // a lower bound of steps next .. n - 1
+    if (one > 0 && from < n) rest = static_cast<double>(n - from) * one;
+    if (next > alike_from && next < n) rest = std::max(rest, static_cast<double>(n - next) * last);
+    return rest > 0 && bound_beyond((done + rest) * (1 - 1e-12));
+  };
+  if (one > 0 && rest_beyond(0.0, 0, 0.0)) return std::nullopt;
   detail::MessageStep<T> step(topo, model, m);
   detail::ReportSum sum;
   // (Rounding is monotone: a partial sum of times, or of lower bounds of them, is no more
@@ -551,6 +572,8 @@ constexpr std::optional<CostReport> estimate_unless_beyond(const S& s, const T& 
       }
       sum.add(t);
       if (bounded || sym.inexact() ? bound_beyond(sum.report.time) : beyond(sum.report.time)) return std::nullopt;
+      if constexpr (promises || alike)
+        if (rest_beyond(sum.report.time, k + 1, t.time)) return std::nullopt;
     }
     if (!sym.inexact() && !bounded) return sum.done(m);
     return detail::estimate_by_classes(s, topo, model, m);
@@ -566,8 +589,12 @@ constexpr std::optional<CostReport> estimate_unless_beyond(const S& s, const T& 
       if (bound_beyond(bound)) return std::nullopt;
     }
     for (std::size_t k = 0; k < s.num_steps(); ++k) {
-      sum.add(detail::walk_step(s, k, step));
+      const detail::StepTally t = detail::walk_step(s, k, step);
+      const double last = t.time;
+      sum.add(t);
       if (beyond(sum.report.time)) return std::nullopt;
+      if constexpr (promises || alike)
+        if (rest_beyond(sum.report.time, k + 1, last)) return std::nullopt;
     }
     return sum.done(m);
   }

@@ -845,6 +845,14 @@ private:
     return t;
   }
 
+  /// torus_shift(d, C, R), kept for the next call: a pipeline's every step asks for the
+  /// same d (a ring scatter's 1023 steps on Mesh<32,32>).
+  constexpr const TorusShift& shift_of(std::size_t d, std::size_t C, std::size_t R)
+  {
+    if (shift_.C != C || shift_.R != R || shift_.a * C + shift_.b != d) shift_ = torus_shift(d, C, R);
+    return shift_;
+  }
+
   constexpr bool cyclic_on_torus(const RepStep& st, const RepOp& op, bool uniform_local, std::size_t big,
                                  StepTally& out) const
   {
@@ -1033,7 +1041,7 @@ private:
 
   /// True when no two messages r -> r + d of the whole translated family would share a
   /// link (then no subset of them does either).
-  constexpr bool family_contention_free(const RankGroup& g, std::size_t d) const
+  constexpr bool family_contention_free(const RankGroup& g, std::size_t d)
   {
     if constexpr (kind == NetKind::fully_connected) {
       return true;
@@ -1042,7 +1050,7 @@ private:
     } else if constexpr (kind == NetKind::torus) {
       if (preserved(g)) return single_route(d).worst <= 1;
       std::size_t C = 1, R = 1;
-      if (g.kind == RankGroup::Kind::cyclic && two_rings(C, R)) return torus_shift(d, C, R).congestion <= 1;
+      if (g.kind == RankGroup::Kind::cyclic && two_rings(C, R)) return shift_of(d, C, R).congestion <= 1;
       return false;
     } else {
       return false;
@@ -1094,7 +1102,7 @@ private:
   /// k t apart share a row link only in one row, so k t (or p - k t) is below C and their
   /// columns are nearer than len_c; they share a column link only from one column, so C
   /// divides k t, and their rows are nearer than len_r. Both tests depend on k t alone.
-  constexpr bool progression_apart_on_torus(const RepStep& st, std::size_t d) const
+  constexpr bool progression_apart_on_torus(const RepStep& st, std::size_t d)
   {
     std::size_t C = 1, R = 1;
     if (st.sym.group.kind != RankGroup::Kind::cyclic || !two_rings(C, R)) return false;
@@ -1103,7 +1111,7 @@ private:
     const std::size_t t = st.sym.cls[c].step[0], n = st.size[c];
     if (n != st.sym.cls[c].count[0] || t == 0 || (n - 1) * t >= p_) return false;
     if (n == 1) return true;
-    const TorusShift sh = torus_shift(d, C, R);
+    const TorusShift& sh = shift_of(d, C, R);
     const std::size_t len_c = sh.len_c, len_r = std::max(sh.len_r[0], sh.len_r[1]);
     // Row links: k t < C (k >= 1) or p - k t < C (k <= n - 1), columns x apart either way.
     const auto columns_near = [&](std::size_t x) { return (x <= C - x ? x : C - x) < len_c; };
@@ -1143,24 +1151,23 @@ private:
     } else if constexpr (kind == NetKind::torus) {
       std::size_t C = 1, R = 1;
       if (g.kind == RankGroup::Kind::cyclic && two_rings(C, R)) {
-        const TorusShift t = torus_shift(d, C, R);
-        // The column digits (r mod C) of the senders: a run of them, or all.
-        bool has[2] = {false, false};
+        if (n == 0) return 0;
+        const TorusShift& t = shift_of(d, C, R);
+        // Every sender is of one kind or the other (kind 1: column >= C - b, the carry):
+        // the longer kind's hops if some sender is of it, else the other's.
+        const std::size_t longer = t.kind[1].hops > t.kind[0].hops ? 1 : 0;
+        if (t.kind[0].hops == t.kind[1].hops) return t.kind[0].hops;
+        bool has = false;
         if (cl.step[0] == 1 && n < C) {
+          // The senders' column digits (r mod C): the run j0 .. j0 + n - 1 (mod C).
           const std::size_t j0 = first % C;
-          // Kind 1 is column >= C - b: does the run j0 .. j0 + n - 1 (mod C) meet it?
-          has[1] = t.b > 0 && arc_overlap(C, j0, n, C - t.b, t.b) > 0;
-          has[0] = arc_overlap(C, j0, n, 0, C - t.b) > 0;
+          has = longer == 1 ? t.b > 0 && arc_overlap(C, j0, n, C - t.b, t.b) > 0 : arc_overlap(C, j0, n, 0, C - t.b) > 0;
         } else if (cl.step[0] == 1) {
-          has[0] = true;
-          has[1] = t.b > 0;
+          has = longer == 0 || t.b > 0;
         } else {
-          for (std::size_t j = 0; j < n; ++j) has[t.kind_of(g.plus(first, cl.translation(g, j)))] = true;
+          for (std::size_t j = 0; j < n && !has; ++j) has = t.kind_of(g.plus(first, cl.translation(g, j))) == longer;
         }
-        std::size_t h = 0;
-        for (std::size_t kd = 0; kd < 2; ++kd)
-          if (has[kd]) h = std::max(h, t.kind[kd].hops);
-        return h;
+        return t.kind[has ? longer : 1 - longer].hops;
       }
     }
     // Member by member.
@@ -1599,6 +1606,8 @@ private:
     std::size_t at[max_f]{};      // its messages' worst loads: worst[at + x], x the sender's coordinate
     ZeroedArray<std::size_t> worst;
     std::size_t congestion = 0;
+    bool usable = false;   // the families are such, on rings of at most `longest` nodes
+    std::size_t longest = 0;
   };
 
   /// Whether the step is such families (xor_ then holds their loads), unless that needs the
@@ -1616,9 +1625,13 @@ private:
         if (st.local[c] != st.local[0]) return false;
       const RepOp* ops = &st.send[st.send_at[0]];
       const XorFamilies& xf = xor_;
-      bool known = xf.f == f;
+      // (The verdict is kept too: a round that cannot be worked out here, asked again and
+      // again, is a loop over its families each time.)
+      bool known = xf.f == f && (xf.usable || xf.longest == longest);
       for (std::size_t i = 0; i < f && known; ++i) known = xf.offset[i] == ops[i].offset;
-      return known || xor_families(ops, f, longest);
+      if (known) return xf.usable;
+      xor_families(ops, f, longest);
+      return xf.usable;
     }
   }
 
@@ -1665,7 +1678,11 @@ private:
   {
     XorFamilies& xf = xor_;
     xf.f = 0;
+    xf.usable = false;
     if (f > XorFamilies::max_f) return false;
+    xf.f = f;
+    xf.longest = longest;
+    for (std::size_t i = 0; i < f; ++i) xf.offset[i] = ops[i].offset;
     std::size_t entries = 0;
     for (std::size_t i = 0; i < f; ++i) {
       const std::size_t g = ops[i].offset;
@@ -1696,9 +1713,8 @@ private:
       xf.largest[i] = 0;
       for (std::size_t x = 0; x < ext_[xf.dim[i]]; ++x)
         xf.largest[i] = std::max(xf.largest[i], xf.worst[xf.at[i] + x]);
-      xf.offset[i] = ops[i].offset;
     }
-    xf.f = f;
+    xf.usable = true;
     return true;
   }
 
@@ -1901,6 +1917,7 @@ private:
   Small small_{};
   RangeMax table_;
   std::size_t table_d_ = std::numeric_limits<std::size_t>::max();
+  TorusShift shift_{}; // shift_of's (C = 1: no 2-D torus)
 };
 
 } // namespace collectives::detail

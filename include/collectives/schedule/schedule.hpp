@@ -23,6 +23,14 @@
 //                       b blocks to another rank (0: no such promise). Then no step costs
 //                       less than one such message, and select() passes over a candidate
 //                       of many steps (a ring pipeline) without visiting any.
+//   s.first_message_step()  with blocks_every_step(): the promise holds from this step on
+//                       (a reduction's first step, which loads the contributions, sends
+//                       nothing); 0 when absent.
+//   s.steps_alike_from()  k0 when every step from k0 on has step k0's messages (peers and
+//                       blocks) and local work, only from and to other places: each costs
+//                       what step k0 does under any model without t_fresh (which prices
+//                       where a message is read from), and select() passes over a
+//                       candidate once the steps left, each that dear, cannot win.
 //
 // The executor, the verifier, the cost estimate and the recording tests all read this.
 

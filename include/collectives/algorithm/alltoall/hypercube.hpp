@@ -291,6 +291,9 @@ public:
   constexpr AllPortTable table() const { return AllPortTable(dims()); }
   /// 2^(n-1) rounds; p = 1 still takes one step (its local copy).
   constexpr std::size_t num_steps() const { return dims() > 0 ? table().rounds() : 1; }
+  /// After round 0 (which also copies the own block) every round sends one block to each
+  /// hypercube neighbour and receives one from it (schedule.hpp).
+  constexpr std::size_t steps_alike_from() const { return 1; }
   constexpr std::size_t scratch_blocks() const
   {
     // Copy A (slots r) holds blocks between crossings; copy B (slots p + r) is needed

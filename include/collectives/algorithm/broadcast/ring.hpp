@@ -22,6 +22,8 @@ public:
   constexpr std::size_t up() const { return p_ / 2; }
   constexpr std::size_t down() const { return p_ > 0 ? (p_ - 1) / 2 : 0; }
   constexpr std::size_t num_steps() const { return up() > 0 ? up() : 1; }
+  /// In every step the front going up passes the data on (schedule.hpp).
+  constexpr std::size_t blocks_every_step() const { return up() > 0 ? blocks_ : 0; }
   constexpr std::size_t scratch_blocks() const { return 0; }
   constexpr BroadcastOp operation() const { return {p_, root_, blocks_}; }
   /// Step s involves the ranks s and s + 1 places either way from the root only.

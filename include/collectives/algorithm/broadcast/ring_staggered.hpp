@@ -25,6 +25,9 @@ public:
   constexpr BroadcastStaggeredSchedule(std::size_t p, const TreeShape& shape, std::size_t root, std::size_t blocks = 1)
     : RingPhases(p, shape, root), blocks_(blocks) {}
   constexpr std::size_t num_steps() const { return phase_steps() > 0 ? phase_steps() : 1; }
+  /// In every step of a ring's phase a front passes the data on: up, and in the last step
+  /// of an odd ring down (schedule.hpp).
+  constexpr std::size_t blocks_every_step() const { return phase_steps() > 0 ? blocks_ : 0; }
   constexpr std::size_t scratch_blocks() const { return 0; }
   constexpr BroadcastOp operation() const { return {p_, root_, blocks_}; }
   /// In step s of a ring's phase: relative ranks s (sends up), s + 1 (receives), and below

@@ -25,6 +25,10 @@ public:
   constexpr std::size_t down() const { return p_ > 0 ? (p_ - 1) / 2 : 0; }
   constexpr std::size_t chain_steps() const { return up() > 0 ? up() : 0; }
   constexpr std::size_t num_steps() const { return 1 + chain_steps() + (tree_root_ != root_ ? 1 : 0); }
+  /// After step 0 (the loads), the upper chain hands its partial on in every chain step,
+  /// and rank 0 sends the result to the root in the last (schedule.hpp).
+  constexpr std::size_t blocks_every_step() const { return chain_steps() > 0 ? blocks_ : 0; }
+  constexpr std::size_t first_message_step() const { return 1; }
   constexpr std::size_t scratch_blocks() const { return 2 * blocks_; }
   constexpr ReduceOp operation() const { return {p_, root_, blocks_, commutative_}; }
   /// Step 0: every rank loads its partial; chain steps involve the ranks s and s + 1

@@ -29,6 +29,10 @@ public:
                                     std::size_t blocks = 1)
     : RingPhases(p, shape, root), tree_root_(commutative ? root : 0), commutative_(commutative), blocks_(blocks) {}
   constexpr std::size_t num_steps() const { return 1 + phase_steps() + (tree_root_ != root_ ? 1 : 0); }
+  /// After step 0 (the loads), a partial is handed on in every step of a ring's phase, and
+  /// rank 0 sends the result to the root in the last (schedule.hpp).
+  constexpr std::size_t blocks_every_step() const { return phase_steps() > 0 ? blocks_ : 0; }
+  constexpr std::size_t first_message_step() const { return 1; }
   constexpr std::size_t scratch_blocks() const { return blocks_; }
   constexpr ReduceOp operation() const { return {p_, root_, blocks_, commutative_}; }
   /// Step 0: every rank loads its contribution. Step s of a ring's phase: the root (in the
