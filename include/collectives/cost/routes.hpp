@@ -294,6 +294,21 @@ private:
   bool shared_ = false;
 };
 
+/// An arc of a ring's links, lo .. lo + len - 1 (mod z, len <= z), in a difference array
+/// along the ring (link x at diff[x * step]): +1 where it begins, -1 after it ends; an arc
+/// that wraps is two. The prefix sums are the loads (ArcLinkLoad, xor_line).
+template <class T>
+constexpr void add_ring_arc(T* diff, std::size_t step, std::size_t z, std::size_t lo, std::size_t len)
+{
+  const std::size_t end = lo + len;
+  ++diff[lo * step];
+  if (end < z) --diff[end * step];
+  if (end > z) {
+    ++diff[0];
+    --diff[(end - z) * step];
+  }
+}
+
 /// Link loads on a torus, from each route's runs: a route there is at most one run of hops
 /// per dimension, an arc of one ring of the torus. A step whose routes average 16 hops or
 /// more (a linear broadcast's p - 1 routes on a ring, about p^2 / 4 hops) is counted in
@@ -379,12 +394,12 @@ public:
         line.lo = r.lo < line.lo ? r.lo : line.lo;
         line.hi = end > line.hi ? end : line.hi;
         if (!distinct_) {
-          add_arc(r.line, line, r.lo, r.len);
+          add_ring_arc(diff_.data() + r.line, line.step, line.z, r.lo, r.len);
         } else if (line.source != key) {
           // One-port counts a source once per link: its arcs on one ring in one direction
           // all start at its own coordinate there (dimension-order routing), so their
           // union is the longest; the last source's is final when another comes.
-          if (line.source != 0) add_arc(r.line, line, line.arc_lo, line.arc_len);
+          if (line.source != 0) add_ring_arc(diff_.data() + r.line, line.step, line.z, line.arc_lo, line.arc_len);
           line.source = key;
           line.arc_lo = r.lo;
           line.arc_len = r.len;
@@ -396,7 +411,7 @@ public:
     }
     for (std::size_t l : touched_) {
       Line& line = lines_[l];
-      if (line.source != 0) add_arc(l, line, line.arc_lo, line.arc_len);
+      if (line.source != 0) add_ring_arc(diff_.data() + l, line.step, line.z, line.arc_lo, line.arc_len);
     }
     // The loads along each ring's stretch, then (when a route's worst link will be asked
     // for) the levels of its sparse table: level j, the most over 2^j links from each
@@ -483,18 +498,6 @@ private:
             run},
         plus);
     });
-  }
-  /// +1 where the arc begins, -1 after it ends (an arc that wraps is two).
-  constexpr void add_arc(std::size_t id, const Line& line, std::size_t lo, std::size_t len)
-  {
-    const std::size_t end = lo + len;
-    std::ptrdiff_t* const diff = diff_.data() + id;
-    ++diff[lo * line.step];
-    if (end < line.z) --diff[end * line.step];
-    if (end > line.z) {
-      ++diff[0];
-      --diff[(end - line.z) * line.step];
-    }
   }
   /// Where level j of a line's sparse table starts (level i holds count - 2^i + 1 values).
   static constexpr std::size_t level_at(const Line& l, std::size_t j)

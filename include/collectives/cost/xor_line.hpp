@@ -25,23 +25,14 @@ constexpr std::size_t xor_line(std::size_t z, const std::size_t* c, std::size_t 
                                std::size_t* const* worst)
 {
   // Difference arrays of the loads of the links that leave node y plus (y -> y + 1) and
-  // minus (y -> y - 1): an arc of links adds 1 at its first and takes it off after its last.
-  // (Unsigned arithmetic wraps; the prefix sums are the loads, never negative.)
+  // minus (y -> y - 1). (Unsigned arithmetic wraps; the prefix sums are the loads, never
+  // negative.)
   ZeroedArray<std::size_t> diff[2];
-  diff[0].zero(z + 1);
-  diff[1].zero(z + 1);
+  diff[0].zero(z);
+  diff[1].zero(z);
   auto arc = [&](std::size_t dir, std::size_t x, std::size_t len) {
     // Plus: the links of x, x + 1, ..., x + len - 1; minus: of x - len + 1, ..., x.
-    const std::size_t first = dir == 0 ? x : (x + z - len + 1) % z;
-    ZeroedArray<std::size_t>& d = diff[dir];
-    d[first] += 1;
-    if (first + len <= z) {
-      d[first + len] -= 1;
-    } else {
-      d[z] -= 1;
-      d[0] += 1;
-      d[first + len - z] -= 1;
-    }
+    add_ring_arc(diff[dir].data(), 1, z, dir == 0 ? x : (x + z - len + 1) % z, len);
   };
   auto plus = [&](std::size_t i, std::size_t x) { return ring_plus((x & c[i]) == 0 ? c[i] : z - c[i], z); };
   for (std::size_t x = 0; x < z; ++x) {
