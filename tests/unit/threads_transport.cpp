@@ -1039,3 +1039,180 @@ TEST_CASE("executor: a copying receive and the combine into the same blocks fuse
         }
     }
 }
+
+TEST_CASE("threads: a step's work runs once, while the rank would wait", "[threads][work]")
+{
+  // Rank 0 only sends; rank 1 takes the message only once rank 0's work has run, so a
+  // transport that ran the work after the step would keep rank 1 waiting (bounded here).
+  for (std::size_t bytes : {std::size_t{8}, std::size_t{1} << 16}) { // eager, and single copy
+    INFO(bytes << " bytes");
+    threads::Team team(2);
+    std::atomic<int> runs{0};
+    bool seen_in_time = false;
+    Bytes got(bytes, 0);
+    team.run([&](threads::Endpoint& ep) {
+      const std::size_t r = ep.rank();
+      const Bytes data(bytes, 7);
+      if (r == 0) {
+        const ConstBytes piece{reinterpret_cast<const std::byte*>(data.data()), bytes};
+        const SendRequest s{1, std::span<const ConstBytes>(&piece, 1)};
+        StepWork work{[](void* c) { static_cast<std::atomic<int>*>(c)->fetch_add(1); }, &runs};
+        ep.exchange(std::span<const SendRequest>(&s, 1), {}, StepInfo{}, work);
+      } else {
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (runs.load() == 0 && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+        seen_in_time = runs.load() == 1;
+        const MutableBytes piece{reinterpret_cast<std::byte*>(got.data()), bytes};
+        const RecvRequest q{0, std::span<const MutableBytes>(&piece, 1)};
+        ep.exchange({}, std::span<const RecvRequest>(&q, 1));
+      }
+    });
+    CHECK(seen_in_time);
+    CHECK(runs.load() == 1);
+    CHECK(got == Bytes(bytes, 7));
+  }
+  // A step with no messages still runs its work, once.
+  threads::Team team(1);
+  std::atomic<int> runs{0};
+  team.run([&](threads::Endpoint& ep) {
+    ep.exchange({}, {}, StepInfo{}, StepWork{[](void* c) { static_cast<std::atomic<int>*>(c)->fetch_add(1); }, &runs});
+  });
+  CHECK(runs.load() == 1);
+}
+
+TEST_CASE("threads: a step's work that throws fails the team, never hangs it", "[threads][work]")
+{
+  threads::Team team(2);
+  std::vector<Notes> notes;
+  try {
+    run_noting(team, notes, [&](threads::Endpoint& ep, Notes&) {
+      const std::size_t r = ep.rank();
+      Bytes out(1 << 16, 1), in(1 << 16, 0);
+      const ConstBytes send_piece{reinterpret_cast<const std::byte*>(out.data()), out.size()};
+      const MutableBytes recv_piece{reinterpret_cast<std::byte*>(in.data()), in.size()};
+      const SendRequest s{1 - r, std::span<const ConstBytes>(&send_piece, 1)};
+      const RecvRequest q{1 - r, std::span<const MutableBytes>(&recv_piece, 1)};
+      StepWork work{[](void*) { throw std::domain_error("work of rank 0"); }, nullptr};
+      if (r == 0) ep.exchange(std::span<const SendRequest>(&s, 1), {}, StepInfo{}, work);
+      else ep.exchange({}, std::span<const RecvRequest>(&q, 1));
+      ep.exchange(std::span<const SendRequest>(&s, 1), std::span<const RecvRequest>(&q, 1));
+    });
+    FAIL_CHECK("run() returned normally");
+  } catch (const std::domain_error& e) {
+    CHECK(std::string(e.what()) == "work of rank 0");
+  }
+  INFO(notes[1].message);
+  CHECK(notes[1].released);
+  CHECK(notes[1].failed_rank == 0);
+}
+
+namespace {
+
+/// A threads endpoint that counts the steps whose local work the executor handed to the
+/// transport, and on rank 1 takes each step's messages only after rank 0's work has run
+/// (or after a bounded wait): so a copy wrongly run early on rank 0 is surely seen.
+class WorkProbe {
+public:
+  static constexpr bool combines_on_receive = true;
+  WorkProbe(threads::Endpoint& ep, std::atomic<int>& rank0_works) : ep_(&ep), rank0_works_(&rank0_works) {}
+  std::size_t rank() const { return ep_->rank(); }
+  std::size_t size() const { return ep_->size(); }
+  std::uint64_t begin_call() { return ep_->begin_call(); }
+  void exchange(std::span<const SendRequest> s, std::span<const RecvRequest> r) { exchange(s, r, StepInfo{}); }
+  void exchange(std::span<const SendRequest> s, std::span<const RecvRequest> r, const StepInfo& info)
+  {
+    wait_for_rank0(r);
+    ep_->exchange(s, r, info);
+  }
+  void exchange(std::span<const SendRequest> s, std::span<const RecvRequest> r, const StepInfo& info,
+                const StepWork& work)
+  {
+    ++works;
+    wait_for_rank0(r);
+    struct Then {
+      const StepWork* work;
+      std::atomic<int>* done;
+    } then{&work, rank() == 0 ? rank0_works_ : nullptr};
+    ep_->exchange(s, r, info, StepWork{[](void* c) {
+                                         auto& t = *static_cast<Then*>(c);
+                                         (*t.work)();
+                                         if (t.done != nullptr) t.done->fetch_add(1);
+                                       },
+                                       &then});
+  }
+  int works = 0;
+
+private:
+  void wait_for_rank0(std::span<const RecvRequest> r)
+  {
+    if (rank() != 1 || r.empty()) return;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+    while (rank0_works_->load() == 0 && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+  }
+  threads::Endpoint* ep_;
+  std::atomic<int>* rank0_works_;
+};
+
+/// Rank 0 sends block 0 of `from` to rank 1 and copies; rank 1 receives into output block 0
+/// and copies. Modes: 0, rank 0 copies input block 1 to output block 1 (touches nothing
+/// the message does: may run early); 1, rank 0 copies input block 1 over output block 0,
+/// which it sends (must not); 2, rank 1 copies output block 0, which it receives, to
+/// scratch, and in a second step to output block 1 (must not).
+struct EarlyProbe {
+  int mode = 0;
+  struct Op {};
+  constexpr std::size_t size() const { return 2; }
+  constexpr std::size_t num_steps() const { return 2; }
+  constexpr std::size_t scratch_blocks() const { return 1; }
+  constexpr Op operation() const { return {}; }
+  template <class V>
+  constexpr void visit(std::size_t r, std::size_t step, V& v) const
+  {
+    if (step == 1) {
+      if (r == 1 && mode == 2) v.local({contiguous(Buffer::scratch, 0, 1), contiguous(Buffer::output, 1, 1)});
+      return;
+    }
+    if (r == 0) {
+      v.send({1, contiguous(mode == 1 ? Buffer::output : Buffer::input, 0, 1)});
+      v.local({contiguous(Buffer::input, 1, 1), contiguous(Buffer::output, mode == 1 ? 0 : 1, 1)});
+    } else {
+      v.recv({0, contiguous(Buffer::output, 0, 1)});
+      if (mode == 2) v.local({contiguous(Buffer::output, 0, 1), contiguous(Buffer::scratch, 0, 1)});
+    }
+  }
+};
+
+} // namespace
+
+TEST_CASE("executor: a step's local copies run while its messages move only when no one can tell",
+          "[threads][executor][work]")
+{
+  const auto in = [](std::size_t r, std::size_t b, std::size_t k) { return std::uint64_t(1000 * r + 100 * b + k); };
+  const std::uint64_t before = 5; // the caller's output, before the call
+  for (std::size_t m : {1, 700}) // eager, and single copy (5600 bytes)
+    for (int mode : {0, 1, 2}) {
+      INFO("m = " << m << ", mode " << mode);
+      threads::Team team(2);
+      std::atomic<int> rank0_works{0};
+      std::vector<std::vector<std::uint64_t>> out(2, std::vector<std::uint64_t>(2 * m, before));
+      std::vector<int> works(2, -1);
+      team.run([&](threads::Endpoint& raw) {
+        const std::size_t r = raw.rank();
+        WorkProbe ep(raw, rank0_works);
+        std::vector<std::uint64_t> x(2 * m);
+        for (std::size_t b = 0; b < 2; ++b)
+          for (std::size_t k = 0; k < m; ++k) x[b * m + k] = in(r, b, k);
+        execute(EarlyProbe{mode}, ep, x.data(), BlockLayout{m}, out[r].data(), BlockLayout{m}, m);
+        works[r] = ep.works;
+      });
+      CHECK(works[0] == (mode == 1 ? 0 : 1)); // rank 0's copy clashes in mode 1 only
+      CHECK(works[1] == 0);                  // rank 1's copy reads what it receives
+      for (std::size_t k = 0; k < m; ++k) {
+        INFO("k = " << k);
+        // What rank 1 received: rank 0's block as it was when the step began.
+        CHECK(out[1][k] == (mode == 1 ? before : in(0, 0, k)));
+        CHECK(out[0][(mode == 1 ? 0 : m) + k] == in(0, 1, k));
+        CHECK(out[1][m + k] == (mode == 2 ? in(0, 0, k) : before));
+      }
+    }
+}

@@ -2,7 +2,10 @@
 // The one executor: runs any schedule on any endpoint. Per step it asks the schedule what
 // this rank does, turns block patterns into byte pieces (merging blocks adjacent in
 // memory), posts the step's messages together, combines what needs combining and runs
-// the step's local ops.
+// the step's local ops. The step's first local copies that touch no memory of its
+// messages (a scan's or a scatter's own block) go to an endpoint that takes a StepWork,
+// which runs them while it waits: a rank that only sends then copies while its receiver
+// takes the message, instead of after.
 //
 // Its core moves bytes and is compiled once for every endpoint (run_steps, in
 // impl/executor.ipp): the schedule is reached through a function pointer (ScheduleRef),
@@ -228,7 +231,8 @@ struct PlanStep {
   std::size_t recv_first = 0, recvs = 0;   // ops, requests, fusions
   std::size_t local_first = 0, locals = 0; // ops and `fused`
   std::size_t staged_first = 0;            // staged_at: one per staged receive
-  bool staged = false;                     // some receive lands in staging
+  std::size_t early = 0; // the first `early` local ops may run while the step's messages move
+  bool staged = false;   // some receive lands in staging
 };
 
 /// What a call does, step by step, made once from a schedule's visits: the operations,
@@ -322,6 +326,9 @@ struct EndpointRef {
   std::size_t rank = 0;
   bool combines_on_receive = false; // combines_on_receive_v<E>
   void (*exchange)(void* ep, std::span<const SendRequest>, std::span<const RecvRequest>, const StepInfo&) = nullptr;
+  // null: the endpoint takes no StepWork (the executor runs it after the exchange)
+  void (*exchange_work)(void* ep, std::span<const SendRequest>, std::span<const RecvRequest>, const StepInfo&,
+                        const StepWork&) = nullptr;
   void (*phase)(void* ep, Phase, bool begin, const StepInfo&) = nullptr; // null: no tracing
   void mark(Phase ph, bool begin, const StepInfo& info) const
   {
@@ -339,6 +346,12 @@ EndpointRef endpoint_ref(E& ep)
   r.combines_on_receive = combines_on_receive_v<E>;
   r.exchange = [](void* e, std::span<const SendRequest> sends, std::span<const RecvRequest> recvs,
                   const StepInfo& info) { exchange_step(*static_cast<E*>(e), sends, recvs, info); };
+  if constexpr (requires(E& e, std::span<const SendRequest> sends, std::span<const RecvRequest> recvs,
+                         const StepInfo& info, const StepWork& work) { e.exchange(sends, recvs, info, work); })
+    r.exchange_work = [](void* e, std::span<const SendRequest> sends, std::span<const RecvRequest> recvs,
+                         const StepInfo& info, const StepWork& work) {
+      static_cast<E*>(e)->exchange(sends, recvs, info, work);
+    };
   if constexpr (requires(E& e, Phase ph, bool begin, const StepInfo& info) { e.phase(ph, begin, info); })
     r.phase = [](void* e, Phase ph, bool begin, const StepInfo& info) { static_cast<E*>(e)->phase(ph, begin, info); };
   return r;

@@ -14,7 +14,10 @@
 //    (tracing);
 //  - static constexpr bool combines_on_receive = true: the endpoint honours
 //    RecvRequest::combine, combining an incoming message into place straight from the
-//    sender's memory instead of copying it (each byte read once per reduction step).
+//    sender's memory instead of copying it (each byte read once per reduction step);
+//  - exchange(sends, recvs, const StepInfo&, const StepWork&): the same, and runs the
+//    step's work once before it returns, while it would otherwise wait (a rank that only
+//    sends copies its own block while its receiver takes the message).
 
 #include <concepts>
 #include <cstddef>
@@ -77,6 +80,16 @@ struct StepInfo {
   std::size_t step = 0;          ///< this step, from 0
   std::size_t steps = 0;         ///< the schedule's number of steps
   std::size_t element_bytes = 0; ///< sizeof the call's element type (0: unknown), for messages
+};
+
+/// Work of a step that touches no memory of the step's messages (the executor's local
+/// copies that need nothing this step receives): an endpoint that takes it runs fn(ctx)
+/// exactly once before its exchange returns, after posting its sends, so that the work
+/// overlaps the wait. fn may throw; the exchange then ends as for any error.
+struct StepWork {
+  void (*fn)(void* ctx) = nullptr;
+  void* ctx = nullptr;
+  void operator()() const { fn(ctx); }
 };
 
 /// The parts of a step the executor marks for tracing: building the step's requests

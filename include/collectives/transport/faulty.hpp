@@ -20,8 +20,8 @@
 //     (counted from 0 over every exchange() of this wrapper), before forwarding anything.
 //     On the threads transport the other ranks must then be released with RankFailed
 //     naming that rank, and Team::run rethrows the InjectedFault.
-// Every optional member of E (the StepInfo overload of exchange(), begin_call(), phase(),
-// cost_model(), combines_on_receive) is passed on. Random choices come from the seed and
+// Every optional member of E (the StepInfo and StepWork overloads of exchange(),
+// begin_call(), phase(), cost_model(), combines_on_receive) is passed on. Random choices come from the seed and
 // the rank, so a run's faults repeat with its seed (thread timing does not).
 //
 //   threads::Team team(p);
@@ -110,6 +110,12 @@ public:
   {
     disturbed(sends, recvs, &info);
   }
+  void exchange(std::span<const SendRequest> sends, std::span<const RecvRequest> recvs, const StepInfo& info,
+                const StepWork& work)
+    requires requires(E& e) { e.exchange(sends, recvs, info, work); }
+  {
+    disturbed(sends, recvs, &info, &work);
+  }
   std::uint64_t begin_call()
     requires requires(E& e) { e.begin_call(); }
   {
@@ -178,7 +184,8 @@ private:
     return {first, store.size()};
   }
 
-  void disturbed(std::span<const SendRequest> sends, std::span<const RecvRequest> recvs, const StepInfo* info)
+  void disturbed(std::span<const SendRequest> sends, std::span<const RecvRequest> recvs, const StepInfo* info,
+                 const StepWork* work = nullptr)
   {
     const std::size_t step = exchanges_++;
     if (rank() == faults_.fail_rank && step == faults_.fail_step) throw InjectedFault(rank(), step);
@@ -203,8 +210,13 @@ private:
       for (std::size_t i = 0; i < r.size(); ++i)
         r[i].pieces = std::span<const MutableBytes>(recv_pieces.data() + rr[i].first, rr[i].second - rr[i].first);
     }
-    if (info != nullptr) detail::exchange_step(*inner_, std::span<const SendRequest>(s), std::span<const RecvRequest>(r), *info);
-    else inner_->exchange(std::span<const SendRequest>(s), std::span<const RecvRequest>(r));
+    const std::span<const SendRequest> ss(s);
+    const std::span<const RecvRequest> rs(r);
+    if constexpr (requires { inner_->exchange(ss, rs, *info, *work); }) {
+      if (work != nullptr) return inner_->exchange(ss, rs, *info, *work);
+    }
+    if (info != nullptr) detail::exchange_step(*inner_, ss, rs, *info);
+    else inner_->exchange(ss, rs);
   }
 
   E* inner_;

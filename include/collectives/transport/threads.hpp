@@ -165,6 +165,10 @@ public:
   void exchange(std::span<const SendRequest> sends, std::span<const RecvRequest> recvs);
   /// The same, for the collective call and step `info` (checked against the peers').
   void exchange(std::span<const SendRequest> sends, std::span<const RecvRequest> recvs, const StepInfo& info);
+  /// The same, running `work` once the sends are posted, when this rank would first wait
+  /// (or before returning, if it never does): before helping a receiver take its offer.
+  void exchange(std::span<const SendRequest> sends, std::span<const RecvRequest> recvs, const StepInfo& info,
+                const StepWork& work);
   /// Numbers the next collective call on this endpoint, from 1 in each Team::run.
   std::uint64_t begin_call() noexcept { return ++calls_; }
   /// The cost model a Communicator over this endpoint selects default algorithms with
@@ -443,7 +447,7 @@ private:
   // --- one exchange --------------------------------------------------------------------
 
   void exchange(std::size_t me, std::span<const SendRequest> sends, std::span<const RecvRequest> recvs,
-                const StepInfo* info);
+                const StepInfo* info, const StepWork* work = nullptr);
   bool try_post(std::size_t me, const SendRequest& s, const StepInfo* info, bool& done);
   bool try_receive(std::size_t me, std::size_t i, const StepInfo* info);
   bool overlaps_open_send(std::size_t me, const RecvRequest& r);
@@ -512,6 +516,12 @@ inline void Endpoint::exchange(std::span<const SendRequest> sends, std::span<con
                                const StepInfo& info)
 {
   team_->exchange(rank_, sends, recvs, &info);
+}
+
+inline void Endpoint::exchange(std::span<const SendRequest> sends, std::span<const RecvRequest> recvs,
+                               const StepInfo& info, const StepWork& work)
+{
+  team_->exchange(rank_, sends, recvs, &info, &work);
 }
 
 

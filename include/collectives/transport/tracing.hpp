@@ -27,6 +27,7 @@
 //
 // The executor calls, when the endpoint has them (both optional, see below):
 //   exchange(sends, recvs, const StepInfo&)   instead of exchange(sends, recvs)
+//   exchange(sends, recvs, const StepInfo&, const StepWork&)  (forwarded where E takes it)
 //   phase(Phase, bool begin, const StepInfo&) around building requests (post) and local
 //                                             work (copy, combine)
 // Without them a trace holds the wait slices and the messages, stepped by this
@@ -201,6 +202,15 @@ public:
     traced_exchange(sends, recvs, info, true);
   }
 
+  /// The same, running the step's work while it waits, where the wrapped endpoint does
+  /// (its copy slices then lie inside the wait slice).
+  void exchange(std::span<const SendRequest> sends, std::span<const RecvRequest> recvs, const StepInfo& info,
+                const StepWork& work)
+    requires requires(E& e) { e.exchange(sends, recvs, info, work); }
+  {
+    traced_exchange(sends, recvs, info, true, &work);
+  }
+
   /// Marks the start (begin) or end of one of the executor's phases of a step.
   void phase(Phase ph, bool begin, const StepInfo& info)
   {
@@ -232,10 +242,13 @@ private:
   }
 
   void traced_exchange(std::span<const SendRequest> sends, std::span<const RecvRequest> recvs, const StepInfo& info,
-                       bool with_info)
+                       bool with_info, const StepWork* work = nullptr)
   {
     ++exchanges_;
     auto forward = [&] {
+      if constexpr (requires { inner_->exchange(sends, recvs, info, *work); }) {
+        if (work != nullptr) return inner_->exchange(sends, recvs, info, *work);
+      }
       if constexpr (requires { inner_->exchange(sends, recvs, info); }) {
         if (with_info) return inner_->exchange(sends, recvs, info);
       }

@@ -121,6 +121,84 @@ inline bool fusable(const StepOps& ops, std::size_t li, const RecvOp& rcv, const
   return true;
 }
 
+/// Whether blocks of `a` and of `b` share memory (buffers are the same memory or apart).
+/// Patterns of many blocks each answer yes unchecked: a step that large runs its local ops
+/// after its messages, as it always may.
+inline bool overlaps(const ByteBuffer& a, const Pattern& pa, const ByteBuffer& b, const Pattern& pb, std::size_t elem)
+{
+  if (a.data != b.data || a.data == nullptr) return false;
+  if (pa.count * pb.count > 4096) return true;
+  for (std::size_t i = 0; i < pa.count; ++i) {
+    const std::size_t alo = a.layout.offset(pa[i]) * elem, ahi = alo + a.layout.length(pa[i]) * elem;
+    if (alo == ahi) continue;
+    for (std::size_t j = 0; j < pb.count; ++j) {
+      const std::size_t blo = b.layout.offset(pb[j]) * elem, bhi = blo + b.layout.length(pb[j]) * elem;
+      if (blo != bhi && alo < bhi && blo < ahi) return true;
+    }
+  }
+  return false;
+}
+
+/// How many of the step's first local ops may run while its messages move (StepWork):
+/// copies between buffers that write no memory a send reads, a receive writes or a local
+/// op fused into a receive reads, and read no memory a receive writes. Only a prefix, so
+/// the local ops keep their order.
+inline std::size_t early_locals(const StepOps& ops, const unsigned char* fused, const std::array<ByteBuffer, 3>& bufs,
+                                std::size_t elem)
+{
+  auto view = [&](Buffer b) -> const ByteBuffer& { return bufs[static_cast<int>(b)]; };
+  if (ops.sends.empty() && ops.recvs.empty()) return 0;
+  std::size_t n = 0;
+  for (; n < ops.locals.size(); ++n) {
+    const LocalOp& loc = ops.locals[n];
+    if (loc.combine != Combine::copy || loc.from.buffer == loc.to.buffer || fused[n] != 0) break;
+    const ByteBuffer& from = view(loc.from.buffer);
+    const ByteBuffer& to = view(loc.to.buffer);
+    bool clash = false;
+    for (const SendOp& snd : ops.sends)
+      clash = clash || overlaps(to, loc.to, view(snd.blocks.buffer), snd.blocks, elem);
+    for (const RecvOp& rcv : ops.recvs) {
+      const ByteBuffer& into = view(rcv.blocks.buffer);
+      clash = clash || overlaps(to, loc.to, into, rcv.blocks, elem) || overlaps(from, loc.from, into, rcv.blocks, elem);
+    }
+    for (std::size_t f = 0; f < ops.locals.size(); ++f)
+      clash = clash || (fused[f] != 0 && overlaps(to, loc.to, view(ops.locals[f].from.buffer), ops.locals[f].from, elem));
+    if (clash) break;
+  }
+  return n;
+}
+
+/// Copies local op `loc`'s blocks between two buffers (memmove: in place, input and output
+/// are the same memory).
+inline void copy_local(const LocalOp& loc, const ByteBuffer& from, const ByteBuffer& to, std::size_t elem)
+{
+  for (std::size_t i = 0; i < loc.from.count; ++i) {
+    const std::size_t n = from.layout.length(loc.from[i]) * elem;
+    if (n != 0)
+      std::memmove(to.data + to.layout.offset(loc.to[i]) * elem, from.data + from.layout.offset(loc.from[i]) * elem, n);
+  }
+}
+
+/// A step's early local ops (PlanStep::early), as the StepWork its exchange runs.
+struct EarlyLocals {
+  const LocalOp* ops;
+  std::size_t count;
+  const std::array<ByteBuffer, 3>* bufs;
+  std::size_t elem;
+  const EndpointRef* ep;
+  const StepInfo* info;
+  static void run(void* ctx)
+  {
+    const auto& e = *static_cast<const EarlyLocals*>(ctx);
+    e.ep->mark(Phase::copy, true, *e.info);
+    for (std::size_t i = 0; i < e.count; ++i) {
+      const LocalOp& loc = e.ops[i];
+      copy_local(loc, (*e.bufs)[static_cast<int>(loc.from.buffer)], (*e.bufs)[static_cast<int>(loc.to.buffer)], e.elem);
+    }
+    e.ep->mark(Phase::copy, false, *e.info);
+  }
+};
+
 /// The one piece the blocks of `pat` make in `buf` (merging adjacent blocks), or a null
 /// piece when they make none or several.
 inline ConstBytes single_piece(const ByteBuffer& buf, std::size_t elem, const Pattern& pat)
@@ -274,6 +352,7 @@ void make_plan(P& plan, const ScheduleRef& s, const EndpointRef& ep, const std::
       }
     }
     st.staged = staged != 0;
+    st.early = early_locals(ops, plan.fused.data() + st.local_first, bufs, elem);
     staging_bytes = staged > staging_bytes ? staged : staging_bytes;
   }
   plan.send_first.push_back(plan.send_pieces.size());
@@ -347,9 +426,17 @@ void run_plan(const P& plan, const EndpointRef& ep, const std::array<ByteBuffer,
     info.step = k;
     if (k != 0) ep.mark(Phase::post, true, info); // step 0's began before the plan was found
     ep.mark(Phase::post, false, info);
+    std::size_t first_local = 0; // the local ops the exchange ran (StepWork)
     if (st.sends != 0 || st.recvs != 0) {
-      ep.exchange(ep.ep, std::span<const SendRequest>(plan.send_requests.data() + st.send_first, st.sends),
-                  std::span<const RecvRequest>(plan.recv_requests.data() + st.recv_first, st.recvs), info);
+      const std::span<const SendRequest> sends(plan.send_requests.data() + st.send_first, st.sends);
+      const std::span<const RecvRequest> recvs(plan.recv_requests.data() + st.recv_first, st.recvs);
+      if (st.early != 0 && ep.exchange_work != nullptr) {
+        EarlyLocals early{plan.locals.data() + st.local_first, st.early, &bufs, elem, &ep, &info};
+        ep.exchange_work(ep.ep, sends, recvs, info, StepWork{&EarlyLocals::run, &early});
+        first_local = st.early;
+      } else {
+        ep.exchange(ep.ep, sends, recvs, info);
+      }
       if (st.staged) {
         ep.mark(Phase::combine, true, info);
         std::size_t c = st.staged_first;
@@ -363,7 +450,7 @@ void run_plan(const P& plan, const EndpointRef& ep, const std::array<ByteBuffer,
       }
     }
 
-    for (std::size_t li = 0; li < st.locals; ++li) {
+    for (std::size_t li = first_local; li < st.locals; ++li) {
       if (plan.fused[st.local_first + li] != 0) continue; // done on receipt
       const LocalOp& loc = plan.locals[st.local_first + li];
       const ByteBuffer& from = view(loc.from.buffer);
@@ -371,13 +458,7 @@ void run_plan(const P& plan, const EndpointRef& ep, const std::array<ByteBuffer,
       const Phase ph = loc.combine == Combine::copy ? Phase::copy : Phase::combine;
       ep.mark(ph, true, info);
       if (loc.combine == Combine::copy && loc.from.buffer != loc.to.buffer) {
-        for (std::size_t i = 0; i < loc.from.count; ++i) {
-          const std::size_t n = from.layout.length(loc.from[i]) * elem;
-          // memmove: in place, input and output are the same memory.
-          if (n != 0)
-            std::memmove(to.data + to.layout.offset(loc.to[i]) * elem, from.data + from.layout.offset(loc.from[i]) * elem,
-                         n);
-        }
+        copy_local(loc, from, to, elem);
       } else if (loc.combine != Combine::copy && red != nullptr && loc.from.buffer != loc.to.buffer && from.data != to.data &&
                  loc.from.count == loc.to.count) {
         // Combining across buffers that do not share memory (buffers are the same memory

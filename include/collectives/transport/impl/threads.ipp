@@ -428,7 +428,7 @@ COLLECTIVES_DECL bool Team::try_receive(std::size_t me, std::size_t index, const
 }
 
 COLLECTIVES_DECL void Team::exchange(std::size_t me, std::span<const SendRequest> sends,
-                                     std::span<const RecvRequest> recvs, const StepInfo* info)
+                                     std::span<const RecvRequest> recvs, const StepInfo* info, const StepWork* work)
 {
   for (const auto& s : sends)
     if (s.peer >= p_ || s.peer == me)
@@ -507,6 +507,7 @@ COLLECTIVES_DECL void Team::exchange(std::size_t me, std::span<const SendRequest
         }
       }
       if (open == 0) {
+        if (work != nullptr) (*std::exchange(work, nullptr))();
         // Every send has been taken: the staged receives may now combine into place.
         for (std::size_t i = 0; i < nr; ++i)
           if (rs.staged_at[i] != npos) {
@@ -517,6 +518,12 @@ COLLECTIVES_DECL void Team::exchange(std::size_t me, std::span<const SendRequest
       }
       if (progress) {
         idle_polls = 0;
+        continue;
+      }
+      // Nothing to do until a peer moves: the step's own work first (a sender whose
+      // receiver pulls its offer copies its own block meanwhile).
+      if (work != nullptr) {
+        (*std::exchange(work, nullptr))();
         continue;
       }
       // Nothing else to do: help receivers copy this rank's shared offers. Only a rank
