@@ -1216,3 +1216,65 @@ TEST_CASE("executor: a step's local copies run while its messages move only when
       }
     }
 }
+
+namespace {
+
+/// One rank, one step, local ops only, each a parallel assignment within one buffer (mode
+/// 0: output blocks 0, 1 swapped; 1: output blocks 1, 2 combined with blocks 0, 1; 2:
+/// scratch block 1 combined into scratch block 0, which then goes to output block 0).
+struct LocalShuffle {
+  int mode = 0;
+  struct Op {};
+  constexpr std::size_t size() const { return 1; }
+  constexpr std::size_t num_steps() const { return 1; }
+  constexpr std::size_t scratch_blocks() const { return 2; }
+  constexpr Op operation() const { return {}; }
+  template <class V>
+  constexpr void visit(std::size_t, std::size_t, V& v) const
+  {
+    if (mode == 0) {
+      v.local({contiguous(Buffer::output, 0, 2), cyclic(Buffer::output, 1, 2, 2) /* blocks 1, 0 */});
+    } else if (mode == 1) {
+      v.local({contiguous(Buffer::output, 0, 2), contiguous(Buffer::output, 1, 2), Combine::left});
+    } else {
+      v.local({contiguous(Buffer::input, 0, 2), contiguous(Buffer::scratch, 0, 2)});
+      v.local({contiguous(Buffer::scratch, 1, 1), contiguous(Buffer::scratch, 0, 1), Combine::left});
+      v.local({contiguous(Buffer::scratch, 0, 1), contiguous(Buffer::output, 0, 1)});
+    }
+  }
+};
+
+} // namespace
+
+TEST_CASE("executor: a local op within one buffer is a parallel assignment, with or without a temporary",
+          "[threads][executor][local]")
+{
+  // Not commutative, so the operand order shows: a op b = 3a + b.
+  const auto op = [](std::uint64_t a, std::uint64_t b) { return 3 * a + b; };
+  for (std::size_t m : {1, 700})
+    for (int mode : {0, 1, 2}) {
+      INFO("m = " << m << ", mode " << mode);
+      threads::Team team(1);
+      std::vector<std::uint64_t> x(2 * m), out(3 * m);
+      for (std::size_t k = 0; k < 2 * m; ++k) x[k] = 10000 + k;
+      for (std::size_t k = 0; k < 3 * m; ++k) out[k] = 20000 + k;
+      const std::vector<std::uint64_t> before = out;
+      team.run([&](threads::Endpoint& ep) {
+        execute(LocalShuffle{mode}, ep, x.data(), BlockLayout{m}, out.data(), BlockLayout{m}, m, op);
+      });
+      for (std::size_t k = 0; k < m; ++k) {
+        INFO("k = " << k);
+        if (mode == 0) {
+          CHECK(out[k] == before[m + k]);
+          CHECK(out[m + k] == before[k]);
+        } else if (mode == 1) {
+          // Both new blocks read the old blocks 0 and 1: block 1 is read before it is written.
+          CHECK(out[k] == before[k]);
+          CHECK(out[m + k] == op(before[k], before[m + k]));
+          CHECK(out[2 * m + k] == op(before[m + k], before[2 * m + k]));
+        } else {
+          CHECK(out[k] == op(x[m + k], x[k]));
+        }
+      }
+    }
+}

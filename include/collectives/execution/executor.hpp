@@ -280,6 +280,7 @@ struct Plan {
   std::vector<SendRequest> send_requests;
   std::vector<RecvRequest> recv_requests;
   std::vector<unsigned char> fused;           // per local op: done on receipt
+  std::vector<unsigned char> direct;          // per local op: block by block, no temporary
   std::vector<FusedCombine> fusions;          // per receive: its fused local op, if any
   std::vector<ReceiveCombine> fused_combines; // per receive
 
@@ -289,11 +290,11 @@ struct Plan {
   void each_list(F&& f)
   {
     f(steps), f(sends), f(recvs), f(locals), f(send_pieces), f(recv_pieces), f(send_first), f(recv_first);
-    f(staged_at), f(send_requests), f(recv_requests), f(fused), f(fusions), f(fused_combines);
+    f(staged_at), f(send_requests), f(recv_requests), f(fused), f(direct), f(fusions), f(fused_combines);
     for (auto& c : counts) f(c);
     for (auto& d : displs) f(d);
   }
-  static constexpr std::size_t lists = 14 + 3 + 3; // the vectors above, counts, displs
+  static constexpr std::size_t lists = 15 + 3 + 3; // the vectors above, counts, displs
 };
 
 /// Plans a communicator keeps (see ExecContext): a loop over this many different calls

@@ -151,7 +151,7 @@ inline std::size_t early_locals(const StepOps& ops, const unsigned char* fused, 
   std::size_t n = 0;
   for (; n < ops.locals.size(); ++n) {
     const LocalOp& loc = ops.locals[n];
-    if (loc.combine != Combine::copy || loc.from.buffer == loc.to.buffer || fused[n] != 0) break;
+    if (loc.combine != Combine::copy || loc.from.buffer == loc.to.buffer || fused[n] != 0) break; // (copy_local)
     const ByteBuffer& from = view(loc.from.buffer);
     const ByteBuffer& to = view(loc.to.buffer);
     bool clash = false;
@@ -166,6 +166,21 @@ inline std::size_t early_locals(const StepOps& ops, const unsigned char* fused, 
     if (clash) break;
   }
   return n;
+}
+
+/// Whether local op `loc` may run block by block with no temporary: block i of `from`
+/// goes to block i of `to`, the pairs have the same length, and no block it reads is one it
+/// writes (a local op is a parallel assignment). Copies between two buffers always may
+/// (memmove: in place, input and output are the same memory).
+inline bool direct_local(const LocalOp& loc, const std::array<ByteBuffer, 3>& bufs, std::size_t elem)
+{
+  const ByteBuffer& from = bufs[static_cast<int>(loc.from.buffer)];
+  const ByteBuffer& to = bufs[static_cast<int>(loc.to.buffer)];
+  if (loc.from.count != loc.to.count) return false;
+  if (loc.combine == Combine::copy && loc.from.buffer != loc.to.buffer) return true;
+  for (std::size_t i = 0; i < loc.from.count; ++i)
+    if (from.layout.length(loc.from[i]) != to.layout.length(loc.to[i])) return false;
+  return !overlaps(from, loc.from, to, loc.to, elem);
 }
 
 /// Copies local op `loc`'s blocks between two buffers (memmove: in place, input and output
@@ -293,6 +308,7 @@ void make_plan(P& plan, const ScheduleRef& s, const EndpointRef& ep, const std::
   plan.recv_first.clear();
   plan.staged_at.clear();
   plan.fused.clear();
+  plan.direct.clear();
   plan.fusions.clear();
 
   const std::size_t me = ep.rank;
@@ -353,6 +369,7 @@ void make_plan(P& plan, const ScheduleRef& s, const EndpointRef& ep, const std::
     }
     st.staged = staged != 0;
     st.early = early_locals(ops, plan.fused.data() + st.local_first, bufs, elem);
+    for (const LocalOp& loc : ops.locals) plan.direct.push_back(direct_local(loc, bufs, elem) ? 1 : 0);
     staging_bytes = staged > staging_bytes ? staged : staging_bytes;
   }
   plan.send_first.push_back(plan.send_pieces.size());
@@ -457,12 +474,11 @@ void run_plan(const P& plan, const EndpointRef& ep, const std::array<ByteBuffer,
       const ByteBuffer& to = view(loc.to.buffer);
       const Phase ph = loc.combine == Combine::copy ? Phase::copy : Phase::combine;
       ep.mark(ph, true, info);
-      if (loc.combine == Combine::copy && loc.from.buffer != loc.to.buffer) {
+      const bool direct = plan.direct[st.local_first + li] != 0;
+      if (loc.combine == Combine::copy && direct) {
         copy_local(loc, from, to, elem);
-      } else if (loc.combine != Combine::copy && red != nullptr && loc.from.buffer != loc.to.buffer && from.data != to.data &&
-                 loc.from.count == loc.to.count) {
-        // Combining across buffers that do not share memory (buffers are the same memory
-        // or apart): block i into block i, in place, no staging.
+      } else if (loc.combine != Combine::copy && red != nullptr && direct) {
+        // Block i into block i, in place, no staging.
         for (std::size_t i = 0; i < loc.from.count; ++i) {
           const std::size_t n = from.layout.length(loc.from[i]);
           if (n != 0)
