@@ -41,10 +41,12 @@ public:
   {
     const std::size_t total = shape_.num_steps();
     const Buffer held = in_place_ || r == root_ ? Buffer::output : Buffer::scratch;
-    if (step == 0 && !in_place_)
+    const TreeRole role = total == 0 ? TreeRole{} : tree_role(shape_, root_, r, total - 1 - step);
+    // A rank that sends in the first step is a leaf: its block goes from the input, so
+    // it keeps no copy.
+    if (step == 0 && !in_place_ && !role.receives)
       v.local({contiguous(Buffer::input, 0, 1), contiguous(held, r, 1)});
     if (total == 0) return;
-    const TreeRole role = tree_role(shape_, root_, r, total - 1 - step);
     if (role.sends) v.recv({role.peer, role.blocks(held)});
     if (role.receives) {
       // In the first step a subtree is the rank alone, and its block is still in the input.

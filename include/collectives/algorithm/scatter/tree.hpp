@@ -2,7 +2,8 @@
 // Scatter schedules: block j of the root's input reaches rank j's output. `in_place`: the
 // root's blocks are its output blocks and every rank's block lands in its output block r
 // (the first half of the long-message broadcast). Otherwise blocks in transit wait in
-// scratch at their global index, and only block r is written to the output.
+// scratch at their global index, and only block r is written to the output (a block that
+// arrives alone in the last step, a leaf's own, lands there directly).
 
 #include <collectives/algorithm/algorithm.hpp>
 #include <collectives/algorithm/tree/shape.hpp>
@@ -45,8 +46,14 @@ public:
     const Buffer held = in_place_ ? Buffer::output : Buffer::scratch;
     const Buffer from = r == root_ && !in_place_ ? Buffer::input : held;
     if (role.sends) v.send({role.peer, role.blocks(from)});
-    if (role.receives) v.recv({role.peer, role.blocks(held)});
-    if (!in_place_ && step + 1 == num_steps())
+    const bool last = !in_place_ && step + 1 == num_steps();
+    if (role.receives) {
+      const Pattern blocks = role.blocks(held);
+      // A leaf's message in the last step is its own block alone: straight to the output.
+      if (last && blocks.count == 1) return v.recv({role.peer, contiguous(Buffer::output, 0, 1)});
+      v.recv({role.peer, blocks});
+    }
+    if (last)
       v.local({contiguous(r == root_ ? Buffer::input : Buffer::scratch, r, 1), contiguous(Buffer::output, 0, 1)});
   }
 
