@@ -740,14 +740,18 @@ constexpr double scatter_linear_fully_connected(const CostModel& c, std::size_t 
 // ---------------------------------------------------------------------------------------
 
 /// ScanHypercubeSchedule (PREFIX_SUMS_HCUBE) on a hypercube: log p (t_s + t_w m + t_h)
-/// + t_r m (2 log p + 2) (inclusive; 2 log p + 1 exclusive): four local ops in the first
-/// step on a rank whose partner is lower, two after.
+/// + t_r m (2 log p + 1) inclusive, 2 log p exclusive: on a rank whose partner is lower,
+/// four local ops in the first step (three exclusive), two in each middle step, and in
+/// the last one combining receive into the result (for log p = 1: the first step is the
+/// last, where the input joins the received prefix, one local op, inclusive; none
+/// exclusive).
 constexpr double scan_hypercube_hypercube(const CostModel& c, std::size_t p, double m, bool exclusive = false)
 {
   detail_cf::check_pow2(p, m);
   const double n = detail::cf_d(detail::floor_log2(p));
   if (p == 1) return evaluate(local_words(exclusive ? 0 : m), c);
-  return evaluate(messages(n, m, 1) + local_words(m * (2 * n + (exclusive ? 1 : 2))), c);
+  if (p == 2) return evaluate(messages(1, m, 1) + local_words(exclusive ? 0 : m), c);
+  return evaluate(messages(n, m, 1) + local_words(m * (2 * n + (exclusive ? 0 : 1))), c);
 }
 
 /// ScanRingSchedule on a ring: (p - 1)(t_s + t_w m + t_h + t_r m) inclusive (the prefix

@@ -16,7 +16,9 @@ namespace collectives {
 
 /// PREFIX_SUMS_HCUBE: log p steps; in step i trade the subcube total with rank XOR 2^i,
 /// add the partner's total to the own one (lower ranks left) and, when the partner is
-/// lower, to the result. p a power of two. Cost: (t_s + t_w m) log p.
+/// lower, to the result (in the last step only that: the totals are not used again, so
+/// only the lower rank of each pair sends).
+/// p a power of two. Cost: (t_s + t_w m) log p.
 class ScanHypercubeSchedule {
 public:
   constexpr ScanHypercubeSchedule(std::size_t p, bool exclusive, bool commutative = false)
@@ -50,17 +52,38 @@ public:
     }
     const std::size_t bit = std::size_t{1} << step;
     const std::size_t partner = r ^ bit;
+    const bool last = step + 1 == num_steps();
+    const bool first_lower = (r & (bit - 1)) == 0; // no lower partner in earlier steps
+    const Combine into_out = exclusive_ && first_lower ? Combine::copy : Combine::left;
+    if (step == 0) {
+      if (!last) v.local({scan_in, scan_total});
+      if (!exclusive_ && !(last && partner < r)) v.local({scan_in, scan_out});
+    }
+    if (last) {
+      // No total is needed after the last step, so only the result's half moves: the
+      // lower rank of each pair sends its total, which the upper one takes straight into
+      // its result (combined on receipt where the transport can; for p = 2 the input
+      // joins it on the right, in the same pass).
+      if (partner > r) {
+        v.send({partner, step == 0 ? scan_in : scan_total});
+      } else if (step == 0 && !exclusive_) {
+        v.recv({partner, scan_out});
+        v.local({scan_in, scan_out, Combine::right});
+      } else if (!exclusive_ || size() == 2) {
+        v.recv({partner, scan_out, into_out});
+      } else {
+        // Exclusive: one upper rank copies (its first lower partner) and the others
+        // combine; through scratch, so that every upper rank has one local op, as the
+        // step's symmetry says.
+        v.recv({partner, scan_msg});
+        v.local({scan_msg, scan_out, into_out});
+      }
+      return;
+    }
     v.send({partner, step == 0 ? scan_in : scan_total});
     v.recv({partner, scan_msg});
-    if (step == 0) {
-      v.local({scan_in, scan_total});
-      if (!exclusive_) v.local({scan_in, scan_out});
-    }
     v.local({scan_msg, scan_total, partner < r ? Combine::left : Combine::right});
-    if (partner < r) {
-      const bool first_lower = (r & (bit - 1)) == 0; // no lower partner in earlier steps
-      v.local({scan_msg, scan_out, exclusive_ && first_lower ? Combine::copy : Combine::left});
-    }
+    if (partner < r) v.local({scan_msg, scan_out, into_out});
   }
 
   friend constexpr bool operator==(const ScanHypercubeSchedule&, const ScanHypercubeSchedule&) = default;
