@@ -143,6 +143,17 @@ constexpr double binomial_subtree_word_hops(std::size_t z)
   }
   return first * first + rest;
 }
+/// The exclusive doubling scan's blocks of local work on its busiest rank, summed over
+/// the steps: in step 0 two where a receiving rank keeps its partial for a later step (p
+/// >= 4), one where only rank 0 does (p = 3); in step k >= 1 two where some receiving
+/// rank keeps it (3 2^k < p), else one (the combining receive into the result).
+constexpr double scan_doubling_exclusive_locals(std::size_t p)
+{
+  if (p <= 2) return 0;
+  double n = p == 3 ? 1 : 2;
+  for (std::size_t k = 1; k < detail::ceil_log2(p); ++k) n += 3 * (std::size_t{1} << k) < p ? 2 : 1;
+  return n;
+}
 } // namespace detail_cf
 
 // ---------------------------------------------------------------------------------------
@@ -766,14 +777,16 @@ constexpr double scan_ring_ring(const CostModel& c, std::size_t p, double m, boo
 }
 
 /// ScanDoublingSchedule where every message is one hop: ceil(log p)(t_s + t_w m + t_h)
-/// + t_r m ceil(log p) (one combine a step; exclusive: t_r m (2 ceil(log p) + 1)).
+/// + t_r m ceil(log p) (one combine a step; exclusive: t_r m times
+/// detail_cf::scan_doubling_exclusive_locals(p), 0 for p <= 2).
 constexpr double scan_recursive_doubling_fully_connected(const CostModel& c, std::size_t p, double m,
                                                          bool exclusive = false)
 {
   detail_cf::check(p, m);
   const double K = detail::cf_d(detail::ceil_log2(p));
-  if (p == 1) return evaluate(local_words(m), c);
-  return evaluate(messages(K, m, 1) + local_words(m * (exclusive ? 2 * K + 1 : K)), c);
+  if (p == 1) return evaluate(local_words(exclusive ? 0 : m), c);
+  const double locals = exclusive ? detail_cf::scan_doubling_exclusive_locals(p) : K;
+  return evaluate(messages(K, m, 1) + local_words(m * locals), c);
 }
 
 /// ScanDoublingSchedule on a ring: step k sends min(2^k, p - 2^k) hops with that many
@@ -782,9 +795,10 @@ constexpr double scan_recursive_doubling_ring(const CostModel& c, std::size_t p,
 {
   detail_cf::check(p, m);
   const double K = detail::cf_d(detail::ceil_log2(p));
-  if (p == 1) return evaluate(local_words(m), c);
+  if (p == 1) return evaluate(local_words(exclusive ? 0 : m), c);
   const auto s = detail_cf::ring_doubling(p);
-  return evaluate(Terms{K, m * s.d, m * s.d2, s.d, m * (exclusive ? 2 * K + 1 : K)}, c);
+  const double locals = exclusive ? detail_cf::scan_doubling_exclusive_locals(p) : K;
+  return evaluate(Terms{K, m * s.d, m * s.d2, s.d, m * locals}, c);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@
 #include <collectives/detail/bits.hpp>
 
 #include <cstddef>
+#include <utility>
 
 namespace collectives {
 
@@ -34,6 +35,19 @@ public:
     const std::size_t dist = std::size_t{1} << k;
     const std::size_t lo = dist < p - dist ? dist : p - dist; // ranks [0, lo) only send
     const std::size_t hi = dist < p - dist ? p - dist : dist; // ranks [hi, p) only receive
+    if (exclusive_) {
+      // Also whether a rank sends its partial again later (r + 2 dist < p): runs between
+      // the boundaries dist, p - dist and p - 2 dist; ranks that neither send nor receive
+      // do nothing.
+      std::size_t cut[5] = {0, dist, p - dist, 2 * dist < p ? p - 2 * dist : 0, p};
+      for (std::size_t i = 1; i < 5; ++i) // insertion sort of five
+        for (std::size_t j = i; j > 0 && cut[j] < cut[j - 1]; --j) std::swap(cut[j], cut[j - 1]);
+      Symmetry s = Symmetry::in(g);
+      for (std::size_t i = 0; i + 1 < 5; ++i)
+        if (cut[i] < cut[i + 1] && (cut[i] >= dist || cut[i] + dist < p))
+          s = s.with(RankClass::run(cut[i], cut[i + 1] - cut[i]));
+      return s;
+    }
     Symmetry s = Symmetry::in(g).with(RankClass::run(0, lo)).with(RankClass::run(hi, p - hi));
     if (dist < p - dist) return s.with(RankClass::run(dist, p - 2 * dist)); // both
     return s; // ranks [p - dist, dist) do nothing (k > 0: step 0 has dist = 1 < p - 1 or p = 2)
@@ -46,6 +60,27 @@ public:
     const std::size_t p = size();
     const Pattern partial = exclusive_ ? scan_total : scan_out;
     const std::size_t dist = std::size_t{1} << step;
+    if (exclusive_) {
+      // The partial (scratch) is kept only by a rank that sends it in a later step; the
+      // result takes the first prefix as it arrives, and later ones on the left (on
+      // receipt, where nothing else needs them).
+      if (p == 1) return;
+      const bool keeps = r + 2 * dist < p;
+      if (step == 0 && keeps) v.local({scan_in, scan_total});
+      if (r + dist < p) v.send({r + dist, step == 0 ? scan_in : scan_total});
+      if (r < dist) return;
+      if (step == 0) {
+        v.recv({r - 1, scan_out});
+        if (keeps) v.local({scan_out, scan_total, Combine::left});
+      } else if (keeps) {
+        v.recv({r - dist, scan_msg});
+        v.local({scan_msg, scan_total, Combine::left});
+        v.local({scan_msg, scan_out, Combine::left});
+      } else {
+        v.recv({r - dist, scan_out, Combine::left});
+      }
+      return;
+    }
     if (!exclusive_ && p > 1 && r >= dist) {
       // Inclusive: the incoming prefix joins the partial on the left, combined on receipt
       // where the transport can (a rank that also sends its partial this step has it
