@@ -147,7 +147,7 @@ inline std::size_t early_locals(const StepOps& ops, const unsigned char* fused, 
                                 std::size_t elem)
 {
   auto view = [&](Buffer b) -> const ByteBuffer& { return bufs[static_cast<int>(b)]; };
-  if (ops.sends.empty() && ops.recvs.empty()) return 0;
+  if (ops.locals.empty() || (ops.sends.empty() && ops.recvs.empty())) return 0;
   std::size_t n = 0;
   for (; n < ops.locals.size(); ++n) {
     const LocalOp& loc = ops.locals[n];
@@ -369,7 +369,12 @@ void make_plan(P& plan, const ScheduleRef& s, const EndpointRef& ep, const std::
     }
     st.staged = staged != 0;
     st.early = early_locals(ops, plan.fused.data() + st.local_first, bufs, elem);
-    for (const LocalOp& loc : ops.locals) plan.direct.push_back(direct_local(loc, bufs, elem) ? 1 : 0);
+    if (!ops.locals.empty()) {
+      plan.direct.resize(plan.locals.size(), 0);
+      for (std::size_t li = 0; li < ops.locals.size(); ++li) // (a fused op never runs alone)
+        if (plan.fused[st.local_first + li] == 0 && direct_local(ops.locals[li], bufs, elem))
+          plan.direct[st.local_first + li] = 1;
+    }
     staging_bytes = staged > staging_bytes ? staged : staging_bytes;
   }
   plan.send_first.push_back(plan.send_pieces.size());
