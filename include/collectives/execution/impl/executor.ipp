@@ -151,7 +151,9 @@ inline std::size_t early_locals(const StepOps& ops, const unsigned char* fused, 
   std::size_t n = 0;
   for (; n < ops.locals.size(); ++n) {
     const LocalOp& loc = ops.locals[n];
-    if (loc.combine != Combine::copy || loc.from.buffer == loc.to.buffer || fused[n] != 0) break; // (copy_local)
+    if (loc.combine != Combine::copy || loc.from.buffer == loc.to.buffer || loc.from.count != loc.to.count ||
+        fused[n] != 0)
+      break; // (as copy_local runs them)
     const ByteBuffer& from = view(loc.from.buffer);
     const ByteBuffer& to = view(loc.to.buffer);
     bool clash = false;
