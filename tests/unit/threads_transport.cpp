@@ -984,6 +984,18 @@ TEST_CASE("alltoall and alltoallv: the default on static Ring<5>, Mesh<2,3> and 
 
 namespace {
 
+/// The parts every probe schedule below shares: p ranks, its steps and scratch blocks, a
+/// mode that picks its variant, no operation of the library's.
+template <std::size_t P, std::size_t Steps, std::size_t Scratch>
+struct Probe {
+  int mode = 0;
+  struct Op {};
+  constexpr std::size_t size() const { return P; }
+  constexpr std::size_t num_steps() const { return Steps; }
+  constexpr std::size_t scratch_blocks() const { return Scratch; }
+  constexpr Op operation() const { return {}; }
+};
+
 /// A one-step schedule of p = 2 for the fused receive (executor.hpp, FusedCombine): rank r
 /// sends input block 0 to its peer and receives it into output block 0, around local ops
 /// that combine into those blocks. mode: 0, 1: then in[1] is combined into out[0] on the
@@ -991,13 +1003,7 @@ namespace {
 /// scratch, which is then combined into out[0] on the right (not fused: an earlier local
 /// op writes the operand); 3: out[0] is first copied to out[1], then in[1] combined into
 /// out[0] on the left (not fused: an earlier local op reads the received blocks).
-struct FuseProbe {
-  int mode = 0;
-  struct Op {};
-  constexpr std::size_t size() const { return 2; }
-  constexpr std::size_t num_steps() const { return 1; }
-  constexpr std::size_t scratch_blocks() const { return 1; }
-  constexpr Op operation() const { return {}; }
+struct FuseProbe : Probe<2, 1, 1> {
   template <class V>
   constexpr void visit(std::size_t r, std::size_t, V& v) const
   {
@@ -1158,13 +1164,7 @@ private:
 /// the message does: may run early); 1, rank 0 copies input block 1 over output block 0,
 /// which it sends (must not); 2, rank 1 copies output block 0, which it receives, to
 /// scratch, and in a second step to output block 1 (must not).
-struct EarlyProbe {
-  int mode = 0;
-  struct Op {};
-  constexpr std::size_t size() const { return 2; }
-  constexpr std::size_t num_steps() const { return 2; }
-  constexpr std::size_t scratch_blocks() const { return 1; }
-  constexpr Op operation() const { return {}; }
+struct EarlyProbe : Probe<2, 2, 1> {
   template <class V>
   constexpr void visit(std::size_t r, std::size_t step, V& v) const
   {
@@ -1222,13 +1222,7 @@ namespace {
 /// One rank, one step, local ops only, each a parallel assignment within one buffer (mode
 /// 0: output blocks 0, 1 swapped; 1: output blocks 1, 2 combined with blocks 0, 1; 2:
 /// scratch block 1 combined into scratch block 0, which then goes to output block 0).
-struct LocalShuffle {
-  int mode = 0;
-  struct Op {};
-  constexpr std::size_t size() const { return 1; }
-  constexpr std::size_t num_steps() const { return 1; }
-  constexpr std::size_t scratch_blocks() const { return 2; }
-  constexpr Op operation() const { return {}; }
+struct LocalShuffle : Probe<1, 1, 2> {
   template <class V>
   constexpr void visit(std::size_t, std::size_t, V& v) const
   {

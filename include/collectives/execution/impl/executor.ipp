@@ -140,20 +140,19 @@ inline bool overlaps(const ByteBuffer& a, const Pattern& pa, const ByteBuffer& b
 }
 
 /// How many of the step's first local ops may run while its messages move (StepWork):
-/// copies between buffers that write no memory a send reads, a receive writes or a local
-/// op fused into a receive reads, and read no memory a receive writes. Only a prefix, so
-/// the local ops keep their order.
-inline std::size_t early_locals(const StepOps& ops, const unsigned char* fused, const std::array<ByteBuffer, 3>& bufs,
-                                std::size_t elem)
+/// copies between buffers, pairing block i with block i as copy_local does, that write no
+/// memory a send reads or a receive writes and read no memory a receive writes. Only a
+/// prefix, so the local ops keep their order. (A prefix of copies precedes every fused
+/// op, which is a combine, and fusable() keeps a fused op's buffers apart from every
+/// earlier op's: the fused ops need no check here.)
+inline std::size_t early_locals(const StepOps& ops, const std::array<ByteBuffer, 3>& bufs, std::size_t elem)
 {
   auto view = [&](Buffer b) -> const ByteBuffer& { return bufs[static_cast<int>(b)]; };
   if (ops.locals.empty() || (ops.sends.empty() && ops.recvs.empty())) return 0;
   std::size_t n = 0;
   for (; n < ops.locals.size(); ++n) {
     const LocalOp& loc = ops.locals[n];
-    if (loc.combine != Combine::copy || loc.from.buffer == loc.to.buffer || loc.from.count != loc.to.count ||
-        fused[n] != 0)
-      break; // (as copy_local runs them)
+    if (loc.combine != Combine::copy || loc.from.buffer == loc.to.buffer || loc.from.count != loc.to.count) break;
     const ByteBuffer& from = view(loc.from.buffer);
     const ByteBuffer& to = view(loc.to.buffer);
     bool clash = false;
@@ -163,8 +162,6 @@ inline std::size_t early_locals(const StepOps& ops, const unsigned char* fused, 
       const ByteBuffer& into = view(rcv.blocks.buffer);
       clash = clash || overlaps(to, loc.to, into, rcv.blocks, elem) || overlaps(from, loc.from, into, rcv.blocks, elem);
     }
-    for (std::size_t f = 0; f < ops.locals.size(); ++f)
-      clash = clash || (fused[f] != 0 && overlaps(to, loc.to, view(ops.locals[f].from.buffer), ops.locals[f].from, elem));
     if (clash) break;
   }
   return n;
@@ -370,7 +367,7 @@ void make_plan(P& plan, const ScheduleRef& s, const EndpointRef& ep, const std::
       }
     }
     st.staged = staged != 0;
-    st.early = early_locals(ops, plan.fused.data() + st.local_first, bufs, elem);
+    st.early = early_locals(ops, bufs, elem);
     if (!ops.locals.empty()) {
       plan.direct.resize(plan.locals.size(), 0);
       for (std::size_t li = 0; li < ops.locals.size(); ++li) // (a fused op never runs alone)
