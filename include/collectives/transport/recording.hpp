@@ -49,6 +49,15 @@ public:
     algorithm_ = info.algorithm;
     detail::exchange_step(*inner_, sends, recvs, info);
   }
+  /// The same, running the step's work while it waits, where E does (StepWork).
+  void exchange(std::span<const SendRequest> sends, std::span<const RecvRequest> recvs, const StepInfo& info,
+                const StepWork& work)
+    requires requires(E& e) { e.exchange(sends, recvs, info, work); }
+  {
+    note(sends, recvs);
+    algorithm_ = info.algorithm;
+    inner_->exchange(sends, recvs, info, work);
+  }
   std::uint64_t begin_call()
     requires requires(E& e) { e.begin_call(); }
   {
