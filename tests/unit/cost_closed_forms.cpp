@@ -186,9 +186,10 @@ TEST_CASE("closed forms: allgather and reduce_scatter", "[cost][closed_form]")
       check("reduce_scatter ring/ring", ReduceScatterRingSchedule(p, ResultSlot::first, in_place), ring,
             Collective::reduce_scatter, pr, 1,
             [p, in_place](const CostModel& c, double m) { return cf::reduce_scatter_ring_ring(c, p, m, in_place); });
-    check("reduce_scatter pairwise/ring", ReduceScatterPairwiseSchedule(p), ring,
-          Collective::reduce_scatter, pr, 1,
-          [p](const CostModel& c, double m) { return cf::reduce_scatter_pairwise_ring(c, p, m); });
+    for (bool in_place : {false, true})
+      check("reduce_scatter pairwise/ring", ReduceScatterPairwiseSchedule(p, false, ResultSlot::first, in_place),
+            ring, Collective::reduce_scatter, pr, 1,
+            [p, in_place](const CostModel& c, double m) { return cf::reduce_scatter_pairwise_ring(c, p, m, in_place); });
   }
   for (std::size_t d : cube_dims) {
     const Hypercube<> cube = Hypercube<>::of_dims(d);
@@ -199,9 +200,11 @@ TEST_CASE("closed forms: allgather and reduce_scatter", "[cost][closed_form]")
     check("allgather dimensional/hypercube", AllgatherDimensionalSchedule(rings_of(cube)), cube,
           Collective::allgather, pr, 1,
           [cube](const CostModel& c, double m) { return cf::allgather_dimensional(c, cube, m); });
-    check("reduce_scatter halving/hypercube", ReduceScatterHalvingSchedule(p), cube,
-          Collective::reduce_scatter, pr, 1,
-          [p](const CostModel& c, double m) { return cf::reduce_scatter_recursive_halving_hypercube(c, p, m); });
+    for (bool in_place : {false, true})
+      check("reduce_scatter halving/hypercube", ReduceScatterHalvingSchedule(p, false, ResultSlot::first, in_place),
+            cube, Collective::reduce_scatter, pr, 1, [p, in_place](const CostModel& c, double m) {
+              return cf::reduce_scatter_recursive_halving_hypercube(c, p, m, in_place);
+            });
     check("reduce_scatter dimensional/hypercube", ReduceScatterDimensionalSchedule(rings_of(cube)), cube,
           Collective::reduce_scatter, pr, 1,
           [cube](const CostModel& c, double m) { return cf::reduce_scatter_dimensional(c, cube, m); });
@@ -221,9 +224,11 @@ TEST_CASE("closed forms: allgather and reduce_scatter", "[cost][closed_form]")
           [p](const CostModel& c, double m) { return cf::allgather_bruck_fully_connected(c, p, m); });
     check("allgather ring/fully_connected", AllgatherRingSchedule(p), full,
           Collective::allgather, pr, 1, [p](const CostModel& c, double m) { return cf::allgather_ring_ring(c, p, m); });
-    check("reduce_scatter pairwise/fully_connected", ReduceScatterPairwiseSchedule(p), full,
-          Collective::reduce_scatter, pr, 1,
-          [p](const CostModel& c, double m) { return cf::reduce_scatter_pairwise_fully_connected(c, p, m); });
+    for (bool in_place : {false, true})
+      check("reduce_scatter pairwise/fully_connected", ReduceScatterPairwiseSchedule(p, false, ResultSlot::first, in_place),
+            full, Collective::reduce_scatter, pr, 1, [p, in_place](const CostModel& c, double m) {
+              return cf::reduce_scatter_pairwise_fully_connected(c, p, m, in_place);
+            });
   }
 }
 

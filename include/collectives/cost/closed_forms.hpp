@@ -387,14 +387,17 @@ constexpr double allgather_dimensional(const CostModel& c, const T& topo, double
 // ---------------------------------------------------------------------------------------
 
 /// ReduceScatterHalvingSchedule (ALL_TO_ALL_RED_HCUBE) on a hypercube:
-/// log p (t_s + t_h) + t_w m (p - 1) + t_r m p (the own contributions folded in step 0,
-/// p/2 - 1 blocks combined as they arrive, the result stored at the end).
-constexpr double reduce_scatter_recursive_halving_hypercube(const CostModel& c, std::size_t p, double m)
+/// log p (t_s + t_h) + t_w m (p - 1) + t_r m (p - 1): the own contributions folded in step
+/// 0 (p/2 blocks), p/2 - 2 blocks combined as they arrive, and the last block's partial
+/// joining the partner's part in the result. In place at p = 2 the block lands in scratch
+/// and is stored at the end: t_r m p.
+constexpr double reduce_scatter_recursive_halving_hypercube(const CostModel& c, std::size_t p, double m,
+                                                            bool in_place = false)
 {
   detail_cf::check_pow2(p, m);
   const double n = detail::cf_d(detail::floor_log2(p)), P = detail::cf_d(p);
   if (p == 1) return evaluate(local_words(m), c);
-  return evaluate(Terms{n, m * (P - 1), m * (P - 1), n, m * P}, c);
+  return evaluate(Terms{n, m * (P - 1), m * (P - 1), n, m * (in_place && p == 2 ? P : P - 1)}, c);
 }
 
 /// ReduceScatterRingSchedule (ALL_TO_ALL_RED_RING) on a ring:
@@ -408,25 +411,33 @@ constexpr double reduce_scatter_ring_ring(const CostModel& c, std::size_t p, dou
 }
 
 /// Blocks ReduceScatterPairwiseSchedule combines on its critical path: from step 2 on some
-/// rank combines an arrival into a running partial, and the last step's busiest rank
-/// also folds three blocks (p >= 4: p + 1 in all; p = 3: 3; p = 2: 2; p = 1: 1).
-constexpr double reduce_scatter_pairwise_local(std::size_t p) { return p >= 4 ? static_cast<double>(p + 1) : static_cast<double>(p); }
+/// rank combines an arrival into a running partial, and in the last step the busiest rank
+/// folds three blocks into the arrival in its result (p >= 4: p in all; p = 3: 2; p = 2:
+/// 1; p = 1: 1, the copy). In place the last arrival joins its partial, which the fold
+/// then copies: one more from p = 2 on (p + 1, 3, 2).
+constexpr double reduce_scatter_pairwise_local(std::size_t p, bool in_place = false)
+{
+  const double more = in_place && p >= 2 ? 1 : 0;
+  return (p >= 4 ? static_cast<double>(p) : p == 3 ? 2.0 : 1.0) + more;
+}
 
 /// ReduceScatterPairwiseSchedule where every message is one hop:
-/// (p - 1)(t_s + t_w m + t_h) + (p + 1) t_r m (p >= 4).
-constexpr double reduce_scatter_pairwise_fully_connected(const CostModel& c, std::size_t p, double m)
+/// (p - 1)(t_s + t_w m + t_h) + p t_r m (p >= 4; in place (p + 1) t_r m).
+constexpr double reduce_scatter_pairwise_fully_connected(const CostModel& c, std::size_t p, double m,
+                                                         bool in_place = false)
 {
   detail_cf::check(p, m);
-  return evaluate(messages(detail::cf_d(p) - 1, m, 1) + local_words(m * reduce_scatter_pairwise_local(p)), c);
+  return evaluate(messages(detail::cf_d(p) - 1, m, 1) + local_words(m * reduce_scatter_pairwise_local(p, in_place)),
+                  c);
 }
 
 /// ReduceScatterPairwiseSchedule on a ring: the pairwise alltoall's pattern (see
 /// alltoall_pairwise_ring) with the final fold.
-constexpr double reduce_scatter_pairwise_ring(const CostModel& c, std::size_t p, double m)
+constexpr double reduce_scatter_pairwise_ring(const CostModel& c, std::size_t p, double m, bool in_place = false)
 {
   CostModel no_local = c;
   no_local.t_r = 0;
-  return alltoall_pairwise_ring(no_local, p, m) + c.t_r * m * reduce_scatter_pairwise_local(p);
+  return alltoall_pairwise_ring(no_local, p, m) + c.t_r * m * reduce_scatter_pairwise_local(p, in_place);
 }
 
 /// ReduceScatterDimensionalSchedule on a product topology:
@@ -465,19 +476,22 @@ constexpr double allreduce_recursive_doubling_fully_connected(const CostModel& c
 
 /// allreduce_rabenseifner_schedule where every message is one hop: the vector in q
 /// pieces (q = largest power of two <= p); reduce-scatter by halving then all-gather by
-/// doubling: 2 log q (t_s + t_h) + 2 t_w m (q - 1)/q, plus for p != q the fold's two
-/// messages as above and t_r m (the folded rank's combine, beside the others' load of
-/// their contribution), for p = q t_r m to load the contribution (not in place). On a
-/// hypercube: 2 t_s log p + 2 t_w m (p - 1)/p (+ 2 t_h log p).
-constexpr double allreduce_rabenseifner_fully_connected(const CostModel& c, std::size_t p, double m, bool in_place = false)
+/// doubling: 2 log q (t_s + t_h) + 2 t_w m (q - 1)/q + t_r m (q - 1)/q (the halves
+/// combined), plus for p != q the fold's two messages as above and t_r m (the folded rank's
+/// combine, beside the others' load of their contribution). For p = q the contribution is
+/// read where it is (nothing is loaded into the output first), so in place costs the same
+/// (p = 1 copies it, not in place).
+/// On a hypercube: 2 t_s log p + 2 t_w m (p - 1)/p (+ 2 t_h log p).
+constexpr double allreduce_rabenseifner_fully_connected(const CostModel& c, std::size_t p, double m,
+                                                       bool in_place = false)
 {
   detail_cf::check(p, m);
   const std::size_t q = detail::pow2_floor(p);
   const double d = detail::cf_d(detail::floor_log2(q)), Q = detail::cf_d(q);
   // The reduce-scatter half combines (q - 1)/q of the vector as it arrives.
   Terms t = messages(2 * d, 0, 1) + Terms{0, 2 * m * (Q - 1) / Q, 2 * m * (Q - 1) / Q, 0, m * (Q - 1) / Q};
-  if (p == q) return evaluate(t + local_words(in_place ? 0 : m), c);
-  return evaluate(t + messages(2, m, 1) + local_words(m), c); // the fold's combine, or the load beside it
+  if (p == q) return evaluate(t + local_words(p == 1 && !in_place ? m : 0), c);
+  return evaluate(t + messages(2, m, 1) + local_words(m), c); // the fold's combine
 }
 
 /// allreduce_ring_schedule on a ring: the vector in p pieces; ALL_TO_ALL_RED_RING then
@@ -660,13 +674,13 @@ constexpr double reduce_ring_ring(const CostModel& c, std::size_t p, double m, s
 
 /// reduce_scatter_gather_halving on a hypercube with root 0 (its binomial gather tree is
 /// then the hypercube's): the vector in p pieces; 2 log p (t_s + t_h) +
-/// 2 t_w m (p - 1)/p + t_r m (the halving's combining and stores).
+/// 2 t_w m (p - 1)/p + t_r m (p - 1)/p (the halving's combining).
 constexpr double reduce_scatter_gather_hypercube(const CostModel& c, std::size_t p, double m)
 {
   detail_cf::check_pow2(p, m);
   const double n = detail::cf_d(detail::floor_log2(p)), P = detail::cf_d(p), b = m / P;
   if (p == 1) return evaluate(local_words(m), c);
-  return evaluate(Terms{2 * n, 2 * b * (P - 1), 2 * b * (P - 1), 2 * n, b * P}, c);
+  return evaluate(Terms{2 * n, 2 * b * (P - 1), 2 * b * (P - 1), 2 * n, b * (P - 1)}, c);
 }
 
 /// reduce_scatter_gather_pairwise where every message is one hop (any p, any root).
@@ -956,7 +970,7 @@ constexpr double broadcast_scatter_allgather_hypercube_hypercube(const CostModel
 }
 
 /// reduce_scatter_gather_hypercube_schedule on a hypercube, any root and operator:
-/// 2 log p (t_s + t_h) + 2 t_w m (p - 1)/p + t_r m (what reduce_scatter_gather_hypercube
+/// 2 log p (t_s + t_h) + 2 t_w m (p - 1)/p + t_r m (p - 1)/p (what reduce_scatter_gather_hypercube
 /// gives for root 0: the hypercube tree's gather crosses one link per message from any root).
 constexpr double reduce_scatter_gather_hypercube_hypercube(const CostModel& c, std::size_t p, double m)
 {

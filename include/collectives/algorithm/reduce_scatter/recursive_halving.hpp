@@ -15,12 +15,16 @@
 namespace collectives {
 
 /// ALL_TO_ALL_RED_HCUBE: recursive halving, log p steps, dimension 0 first (so each partial
-/// combines a contiguous range of ranks, in order), p/2, p/4, ... blocks per step.
+/// combines a contiguous range of ranks, in order), p/2, p/4, ... blocks per step. The last
+/// step's block lands in the result and the partial joins it there (combined on receipt),
+/// instead of landing in the partial, which is then copied out; in place at p = 2 (the
+/// result is input block 0, which that step still sends or folds) it lands in scratch.
 /// p a power of two. Cost: t_s log p + t_w m (p - 1) (+ combining).
 class ReduceScatterHalvingSchedule {
 public:
-  constexpr explicit ReduceScatterHalvingSchedule(std::size_t p, bool commutative = false, ResultSlot slot = ResultSlot::first)
-    : p_(p), commutative_(commutative), slot_(slot)
+  constexpr explicit ReduceScatterHalvingSchedule(std::size_t p, bool commutative = false,
+                                                  ResultSlot slot = ResultSlot::first, bool in_place = false)
+    : p_(p), commutative_(commutative), slot_(slot), in_place_(in_place)
   {
     detail::require_power_of_two_ranks(p_, "collectives::reduce_scatter(recursive_halving)");
   }
@@ -48,11 +52,18 @@ public:
     const Buffer from = step == 0 ? Buffer::input : Buffer::scratch;
     v.send({partner, strided(from, low | (partner & bit), count, 1, bit << 1)});
     const Pattern keep = strided(Buffer::scratch, low | (r & bit), count, 1, bit << 1);
+    const Combine mine = side == Combine::left ? Combine::right : Combine::left; // where this rank's part goes
+    if (step + 1 == num_steps() && !(in_place_ && step == 0)) {
+      // One block (r) left: the partner's part of it straight into the result, this rank's
+      // (its input block at p = 2, else its partial) joined on the proper side.
+      v.recv({partner, result});
+      v.local({step == 0 ? contiguous(Buffer::input, r, 1) : contiguous(Buffer::scratch, r, 1), result, mine});
+      return;
+    }
     if (step == 0) {
       // Receive a copy, then fold in this rank's own contribution on the proper side.
       v.recv({partner, keep});
-      v.local({strided(Buffer::input, low | (r & bit), count, 1, bit << 1), keep,
-               side == Combine::left ? Combine::right : Combine::left});
+      v.local({strided(Buffer::input, low | (r & bit), count, 1, bit << 1), keep, mine});
     } else {
       v.recv({partner, keep, side});
     }
@@ -65,6 +76,7 @@ private:
   std::size_t p_;
   bool commutative_;
   ResultSlot slot_;
+  bool in_place_;
 };
 
 namespace reduce_scatter_algorithm {
@@ -77,7 +89,7 @@ struct RecursiveHalving : AlgorithmBase<Collective::reduce_scatter> {
   template <topology T>
   static constexpr auto schedule(const T& t, const Problem& pr)
   {
-    return ReduceScatterHalvingSchedule(t.size(), pr.commutative);
+    return ReduceScatterHalvingSchedule(t.size(), pr.commutative, ResultSlot::first, pr.in_place);
   }
 };
 inline constexpr RecursiveHalving recursive_halving{};
