@@ -205,17 +205,22 @@ TEST_CASE("closed forms: allgather and reduce_scatter", "[cost][closed_form]")
             cube, Collective::reduce_scatter, pr, 1, [p, in_place](const CostModel& c, double m) {
               return cf::reduce_scatter_recursive_halving_hypercube(c, p, m, in_place);
             });
-    check("reduce_scatter dimensional/hypercube", ReduceScatterDimensionalSchedule(rings_of(cube)), cube,
-          Collective::reduce_scatter, pr, 1,
-          [cube](const CostModel& c, double m) { return cf::reduce_scatter_dimensional(c, cube, m); });
+    for (bool in_place : {false, true})
+      check("reduce_scatter dimensional/hypercube",
+            ReduceScatterDimensionalSchedule(rings_of(cube), ResultSlot::first, in_place), cube,
+            Collective::reduce_scatter, pr, 1, [cube, in_place](const CostModel& c, double m) {
+              return cf::reduce_scatter_dimensional(c, cube, m, in_place);
+            });
   }
   for (auto [r, col] : {std::pair{1, 1}, {2, 2}, {3, 3}, {4, 4}, {2, 4}, {3, 5}}) {
     const Mesh<> mesh{static_cast<std::size_t>(r), static_cast<std::size_t>(col)};
     check("allgather dimensional/mesh", AllgatherDimensionalSchedule(rings_of(mesh)), mesh, Collective::allgather, pr,
           1, [mesh](const CostModel& c, double m) { return cf::allgather_dimensional(c, mesh, m); });
-    check("reduce_scatter dimensional/mesh", ReduceScatterDimensionalSchedule(rings_of(mesh)), mesh,
-          Collective::reduce_scatter, pr, 1,
-          [mesh](const CostModel& c, double m) { return cf::reduce_scatter_dimensional(c, mesh, m); });
+    for (bool in_place : {false, true})
+      check("reduce_scatter dimensional/mesh", ReduceScatterDimensionalSchedule(rings_of(mesh), ResultSlot::first, in_place),
+            mesh, Collective::reduce_scatter, pr, 1, [mesh, in_place](const CostModel& c, double m) {
+              return cf::reduce_scatter_dimensional(c, mesh, m, in_place);
+            });
   }
   for (std::size_t p : full_sizes) {
     const FullyConnected<> full{p};

@@ -441,16 +441,23 @@ constexpr double reduce_scatter_pairwise_ring(const CostModel& c, std::size_t p,
 }
 
 /// ReduceScatterDimensionalSchedule on a product topology:
-/// sum_i (z_i - 1)(t_s + t_h) + t_w m (p - 1) + t_r m p.
+/// sum_i (z_i - 1)(t_s + t_h) + t_w m (p - 1) + t_r m (p - 1) (the blocks combined as they
+/// arrive, the last one in the result); + t_r m in place along one ring (the result copied
+/// out of scratch; p = 1 copies it either way).
 template <product_topology T>
-constexpr double reduce_scatter_dimensional(const CostModel& c, const T& topo, double m)
+constexpr double reduce_scatter_dimensional(const CostModel& c, const T& topo, double m, bool in_place = false)
 {
   const std::size_t p = topo.size();
   detail_cf::check(p, m);
   double steps = 0;
-  for (std::size_t i = 0; i < topo.ndims(); ++i) steps += detail::cf_d(topo.extent(i) - 1);
+  std::size_t rings = 0;
+  for (std::size_t i = 0; i < topo.ndims(); ++i) {
+    steps += detail::cf_d(topo.extent(i) - 1);
+    rings += topo.extent(i) > 1 ? 1 : 0;
+  }
   const double P = detail::cf_d(p);
-  return evaluate(Terms{steps, m * (P - 1), m * (P - 1), steps, m * P}, c);
+  const bool copied = p == 1 || (in_place && rings == 1);
+  return evaluate(Terms{steps, m * (P - 1), m * (P - 1), steps, m * (copied ? P : P - 1)}, c);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -18,10 +18,15 @@ namespace collectives {
 /// reduce-scatter (ALL_TO_ALL_RED_RING) over super-blocks (the blocks of every rank that
 /// shares the coordinates not yet reduced). Partials alternate between two scratch
 /// copies of the p blocks, one per phase parity. Rings wrap, so the operator must be
-/// commutative. Cost on a √p×√p mesh: 2 t_s (√p − 1) + t_w m (p − 1).
+/// commutative. The last step's block lands in the result and the partial joins it there
+/// (combined on receipt), instead of landing in scratch to be copied out; in place with one
+/// ring (the result is input block 0, which that step still reads) it goes through scratch.
+/// Cost on a √p×√p mesh: 2 t_s (√p − 1) + t_w m (p − 1).
 class ReduceScatterDimensionalSchedule {
 public:
-  constexpr explicit ReduceScatterDimensionalSchedule(Rings topo, ResultSlot slot = ResultSlot::first) : topo_(topo), slot_(slot) {}
+  constexpr explicit ReduceScatterDimensionalSchedule(Rings topo, ResultSlot slot = ResultSlot::first,
+                                                      bool in_place = false)
+    : topo_(topo), slot_(slot), in_place_(in_place) {}
   constexpr std::size_t size() const { return topo_.size(); }
   constexpr std::size_t num_steps() const
   {
@@ -62,9 +67,16 @@ public:
       const std::size_t here = (phase % 2) * p;
       v.send({topo_.shift_along(r, dim, 1),
               e == 1 ? contiguous(own, own_at + base + out_c * len, len) : contiguous(Buffer::scratch, here + base + out_c * len, len)});
+      const Pattern mine = contiguous(own, own_at + base + in_c * len, len);
+      if (step + 1 == num_steps() && !(in_place_ && phase == 0)) {
+        // The last ring's last step: one block (r; len = 1), straight into the result.
+        v.recv({topo_.shift_along(r, dim, z - 1), result});
+        v.local({mine, result, Combine::right});
+        return;
+      }
       const Pattern into = contiguous(Buffer::scratch, here + base + in_c * len, len);
       v.recv({topo_.shift_along(r, dim, z - 1), into});
-      v.local({contiguous(own, own_at + base + in_c * len, len), into, Combine::right});
+      v.local({mine, into, Combine::right});
       if (step + 1 == num_steps()) v.local({contiguous(Buffer::scratch, here + r, 1), result});
       return;
     }
@@ -77,6 +89,7 @@ public:
 private:
   Rings topo_;
   ResultSlot slot_;
+  bool in_place_;
 };
 
 namespace reduce_scatter_algorithm {
@@ -87,7 +100,10 @@ struct Dimensional : AlgorithmBase<Collective::reduce_scatter> {
   static constexpr bool input_may_alias_output = true;
   static constexpr Needs needs{.product = true, .commutative = true};
   template <product_topology T>
-  static constexpr auto schedule(const T& t, const Problem&) { return ReduceScatterDimensionalSchedule(rings_of(t)); }
+  static constexpr auto schedule(const T& t, const Problem& pr)
+  {
+    return ReduceScatterDimensionalSchedule(rings_of(t), ResultSlot::first, pr.in_place);
+  }
 };
 inline constexpr Dimensional dimensional{};
 } // namespace reduce_scatter_algorithm
