@@ -81,7 +81,7 @@ constexpr auto allreduce_rabenseifner_schedule(std::size_t p, bool in_place, boo
   const Buffer src = in_place ? Buffer::output : Buffer::input;
   // Folded (p != q), the ranks left out of the fold load their contribution during the
   // fold's step, while their partners in the first exchange are busy with it: idle there
-  // instead, they spin beside them (threads, p = 3 on 2 cores: 1.3-1.6x slower).
+  // instead, they spin beside them (threads, p = 3 on 2 cores: 1.2-1.7x slower).
   const Buffer inner_src = p == q ? src : Buffer::output;
   return Folded<AllreduceRabenseifnerCore, AllreduceOp>(p, AllreduceRabenseifnerCore(q, inner_src),
                                                         AllreduceOp{p, q, commutative, in_place}, q, src);
