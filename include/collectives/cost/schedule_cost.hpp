@@ -546,13 +546,16 @@ constexpr std::optional<CostReport> estimate_unless_beyond(const S& s, const T& 
   std::size_t alike_from = s.num_steps();
   if constexpr (alike) // (t_fresh prices where a message is read from: not promised alike)
     if (model.t_fresh == 0) alike_from = s.steps_alike_from();
-  // (Scaled down a hair: a sum in another order may round above the estimate's total.)
+  // (For a candidate that would win a tie, scaled down a hair: a sum in another order may
+  // round above the estimate's total. For one that would lose it, bound_beyond's 1e-12 is
+  // the tie: scaled too, the two cancel, and a ring pipeline whose exact sum of 1023 equal
+  // steps rounds above their product was worked out to the end to tie with its twin.)
   const auto rest_beyond = [&](double done, std::size_t next, double last) {
     const std::size_t n = s.num_steps(), from = next > promised ? next : promised;
     double rest = 0; // a lower bound of steps next .. n - 1
     if (one > 0 && from < n) rest = static_cast<double>(n - from) * one;
     if (next > alike_from && next < n) rest = std::max(rest, static_cast<double>(n - next) * last);
-    return rest > 0 && bound_beyond((done + rest) * (1 - 1e-12));
+    return rest > 0 && bound_beyond(equal_passes ? (done + rest) * (1 - 1e-12) : done + rest);
   };
   if (one > 0 && rest_beyond(0.0, 0, 0.0)) return std::nullopt;
   detail::MessageStep<T> step(topo, model, m);
