@@ -277,11 +277,25 @@ void check_blocks_every_step(const Topo& topo, std::size_t& checked)
           for (const CostModel& model :
                {CostModel{.t_s = 1, .t_w = 1, .t_h = 0.5}, CostModel{.t_s = 1, .t_w = 2, .routing = Routing::store_and_forward},
                 CostModel{.t_s = 1, .t_w = 1, .ports = Ports::all, .half_duplex = true, .lanes = 2, .t_sync = 3,
-                          .crossbar = true, .t_fresh = 1}}) {
+                          .crossbar = true, .t_fresh = 1},
+                CostModel{.t_s = 1, .t_w = 1, .t_h = 0.5, .lanes = 2, .t_sync = 3},
+                CostModel{.t_s = 1, .t_w = 1, .t_h = 0.5, .ports = Ports::all}}) {
             const double t = estimate(s, topo, model, pr.m).time;
             const double bound = static_cast<double>(s.num_steps() - first) *
                                  (model.t_s + model.t_h + model.t_w * static_cast<double>(b) * pr.m + model.t_sync);
             CHECK(bound <= t * (1 + 1e-12));
+            // The promise with its ends' own bounds (a pipeline's root sending both ways in
+            // the first step, receiving from both sides in the last) bounds the steps from
+            // every step on.
+            const detail::StepPromise promise = detail::step_promise(s, topo, model, pr.m);
+            CHECK(promise.rest(0) >= bound * (1 - 1e-12));
+            detail::MessageStep<Topo> walker(topo, model, pr.m);
+            double after = 0; // steps k .. n - 1, walked
+            for (std::size_t k = s.num_steps(); k-- > 0;) {
+              after += detail::walk_step(s, k, walker).time;
+              CAPTURE(k);
+              CHECK(promise.rest(k) <= after * (1 + 1e-12));
+            }
             // Passed over just below its time, worked out just above it.
             CHECK(!estimate_unless_at_least(s, topo, model, pr.m, 0.999 * bound).has_value());
             CHECK(estimate_unless_at_least(s, topo, model, pr.m, 1.001 * t).has_value());

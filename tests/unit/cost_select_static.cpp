@@ -5,7 +5,7 @@
 // per class of each step (the schedules' Symmetry), so a selection costs a few million
 // operations instead of steps x p visits. Every collective is selected here on one of
 // Hypercube<10>, Ring<1024> and Mesh<32,32>; two more on the topology where they need the
-// most, three with other problems, three all-port and four under other models (a selection takes 0.5-3 s of the suite's
+// most, three with other problems, three all-port and seven under other models (a selection takes 0.5-3 s of the suite's
 // compile time);
 // benchmarks/compile_time/select_limits.sh runs the whole matrix with both compilers
 // (README, "Cost"). The static_asserts prove that the
@@ -107,6 +107,18 @@ constexpr Selection ring_scatter_store_and_forward =
 constexpr Selection ring_gather_store_and_forward = select<Collective::gather>(R{}, store_and_forward, Problem{1 << 20});
 static_assert(std::string_view(ring_scatter_store_and_forward.name) == "ring" &&
               std::string_view(ring_gather_store_and_forward.name) == "ring");
+// Broadcast and reduce with a hop as dear as a start-up and no words, and the reduce under
+// store-and-forward with a million words: the staggered pipeline wins, and the plain one
+// costs 1.002 times as much, its ends being dearer (its root sends both ways in the first
+// step, or receives from both sides in the last). Its promise counts those ends, and the pipelines are worked out
+// cheapest promise first, so the plain one is passed over unvisited (with both worked out
+// to the end, 1.3-1.5 times clang++'s limit; now 0.86-0.94 of it).
+constexpr Selection broadcast_no_words = select<Collective::broadcast>(R{}, hop_heavy, Problem{});
+constexpr Selection reduce_no_words = select<Collective::reduce>(R{}, hop_heavy, Problem{});
+constexpr Selection reduce_store_and_forward = select<Collective::reduce>(R{}, store_and_forward, Problem{1 << 20});
+static_assert(std::string_view(broadcast_no_words.name) == "ring_staggered" &&
+              std::string_view(reduce_no_words.name) == "ring_staggered" &&
+              std::string_view(reduce_store_and_forward.name) == "ring_staggered");
 
 /// The compile-time pick of C on T against select() at run time on `dynamic` (which
 /// visits every rank, as a collective called without an algorithm does).
@@ -162,7 +174,10 @@ TEST_CASE("select at compile time on p = 1024 names what a default call picks at
   CHECK(scatter_store_and_forward.time == scatter_sf.time);
   for (const auto& [at_compile_time, run_time] :
        {std::pair{ring_scatter_store_and_forward, select<Collective::scatter>(ring, store_and_forward, Problem{1 << 20})},
-        std::pair{ring_gather_store_and_forward, select<Collective::gather>(ring, store_and_forward, Problem{1 << 20})}}) {
+        std::pair{ring_gather_store_and_forward, select<Collective::gather>(ring, store_and_forward, Problem{1 << 20})},
+        std::pair{broadcast_no_words, select<Collective::broadcast>(ring, hop_heavy, Problem{})},
+        std::pair{reduce_no_words, select<Collective::reduce>(ring, hop_heavy, Problem{})},
+        std::pair{reduce_store_and_forward, select<Collective::reduce>(ring, store_and_forward, Problem{1 << 20})}}) {
     CHECK(std::string_view(at_compile_time.name) == run_time.name);
     CHECK(at_compile_time.time == run_time.time);
   }

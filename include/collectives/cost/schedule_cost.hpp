@@ -510,6 +510,47 @@ constexpr std::optional<CostReport> estimate_unless_at_least(const S& s, const T
                                                              double m, double limit);
 
 namespace detail {
+/// What a schedule that promises a message of b blocks in every step (s.blocks_every_step(),
+/// from s.first_message_step() on) says of its time before any step is visited: no such
+/// step is cheaper than that message alone (one hop, no load, its rank's wait), whatever
+/// the model; and its first and last promised steps no cheaper than their lower bounds
+/// (step_lower_bound: a plain ring pipeline's root sends both ways in its first step, or
+/// receives from both sides in its last). `one` is 0 without a promise.
+struct StepPromise {
+  double one = 0;         ///< a promised step's least time
+  std::size_t from = 0;   ///< the first promised step
+  std::size_t steps = 0;  ///< the schedule's steps
+  double first_more = 0;  ///< what the first promised step costs beyond `one`, at least
+  double last_more = 0;   ///< the same of the last step (0 when it is the first)
+  /// The least time of the steps from `next` on.
+  constexpr double rest(std::size_t next) const
+  {
+    const std::size_t k = next > from ? next : from;
+    if (!(one > 0) || k >= steps) return 0;
+    return static_cast<double>(steps - k) * one + (k == from ? first_more : 0) + last_more;
+  }
+};
+
+template <schedule S, topology T>
+constexpr StepPromise step_promise(const S& s, const T& topo, const CostModel& model, double m)
+{
+  StepPromise p{0, 0, s.num_steps(), 0, 0};
+  if constexpr (requires { { s.blocks_every_step() } -> std::convertible_to<std::size_t>; }) {
+    if (const std::size_t b = s.blocks_every_step(); b > 0) {
+      p.one = model.t_s + model.t_h + model.t_w * (static_cast<double>(b) * m) + model.t_sync;
+      if constexpr (requires { { s.first_message_step() } -> std::convertible_to<std::size_t>; })
+        p.from = s.first_message_step();
+      // (Not under half_duplex, whose busy time step_lower_bound does not follow.)
+      if (p.from < p.steps && !model.half_duplex) {
+        const auto more = [&](std::size_t k) { return std::max(0.0, step_lower_bound(s, k, topo, model, m) - p.one); };
+        p.first_more = more(p.from);
+        if (p.steps - 1 > p.from) p.last_more = more(p.steps - 1);
+      }
+    }
+  }
+  return p;
+}
+
 /// estimate_unless_at_least(); with `equal_passes`, std::nullopt only when the time is
 /// known to exceed `limit` (for a candidate that would win a tie).
 /// Without `equal_passes`, a sum that holds lower bounds also passes a candidate over when
@@ -524,26 +565,17 @@ constexpr std::optional<CostReport> estimate_unless_beyond(const S& s, const T& 
   const auto beyond = [&](double t) { return equal_passes ? t > limit : t >= limit; };
   const auto bound_beyond = [&](double t) { return beyond(t) || (!equal_passes && t >= limit - 1e-12 * limit); };
   detail::check_estimate_args(s, topo, model, m);
-  // A schedule that promises a message of b blocks in every step (from its first message
-  // step on): no such step is cheaper than that message alone (one hop, no load, its
-  // rank's wait), whatever the model. Before any visit, and after each step for the steps
-  // left (a ring scatter on a mesh: its pipeline's steps through a row's end take two
-  // hops, which the steps left, each bounded, soon show).
+  const std::size_t n = s.num_steps(); // (asked once: a pipeline's is a loop over its rings)
+  // A schedule's promise of a message in every step bounds it before any visit, and after
+  // each step the steps left (a ring scatter on a mesh: its pipeline's steps through a
+  // row's end take two hops, which the steps left, each bounded, soon show).
   constexpr bool promises = requires { { s.blocks_every_step() } -> std::convertible_to<std::size_t>; };
-  double one = 0;           // a promised step's least time (0: no promise)
-  std::size_t promised = 0; // the first promised step
-  if constexpr (promises) {
-    if (const std::size_t b = s.blocks_every_step(); b > 0) {
-      one = model.t_s + model.t_h + model.t_w * (static_cast<double>(b) * m) + model.t_sync;
-      if constexpr (requires { { s.first_message_step() } -> std::convertible_to<std::size_t>; })
-        promised = s.first_message_step();
-    }
-  }
+  const StepPromise promise = step_promise(s, topo, model, m);
   // A schedule whose steps from some step on are alike (s.steps_alike_from()): each of the
   // steps left costs what the last one did (the all-port all-to-all's 511 rounds after
   // its first: passed over after two of them, not after hundreds).
   constexpr bool alike = requires { { s.steps_alike_from() } -> std::convertible_to<std::size_t>; };
-  std::size_t alike_from = s.num_steps();
+  std::size_t alike_from = n;
   if constexpr (alike) // (t_fresh prices where a message is read from: not promised alike)
     if (model.t_fresh == 0) alike_from = s.steps_alike_from();
   // (For a candidate that would win a tie, scaled down a hair: a sum in another order may
@@ -551,13 +583,11 @@ constexpr std::optional<CostReport> estimate_unless_beyond(const S& s, const T& 
   // the tie: scaled too, the two cancel, and a ring pipeline whose exact sum of 1023 equal
   // steps rounds above their product was worked out to the end to tie with its twin.)
   const auto rest_beyond = [&](double done, std::size_t next, double last) {
-    const std::size_t n = s.num_steps(), from = next > promised ? next : promised;
-    double rest = 0; // a lower bound of steps next .. n - 1
-    if (one > 0 && from < n) rest = static_cast<double>(n - from) * one;
+    double rest = promise.rest(next); // a lower bound of steps next .. n - 1
     if (next > alike_from && next < n) rest = std::max(rest, static_cast<double>(n - next) * last);
     return rest > 0 && bound_beyond(equal_passes ? (done + rest) * (1 - 1e-12) : done + rest);
   };
-  if (one > 0 && rest_beyond(0.0, 0, 0.0)) return std::nullopt;
+  if (promise.one > 0 && rest_beyond(0.0, 0, 0.0)) return std::nullopt;
   detail::MessageStep<T> step(topo, model, m);
   detail::ReportSum sum;
   // (Rounding is monotone: a partial sum of times, or of lower bounds of them, is no more
@@ -566,7 +596,7 @@ constexpr std::optional<CostReport> estimate_unless_beyond(const S& s, const T& 
     detail::SymmetricCost<T> sym(topo, model, m, step);
     sym.bound_only(true);
     bool bounded = false; // a step walked rank by rank was only bounded
-    for (std::size_t k = 0; k < s.num_steps(); ++k) {
+    for (std::size_t k = 0; k < n; ++k) {
       detail::StepTally t;
       if (!sym.step(s, k, t)) {
         bounded = !model.half_duplex; // (whose busy time the bound does not follow)
@@ -584,14 +614,14 @@ constexpr std::optional<CostReport> estimate_unless_beyond(const S& s, const T& 
     // Every step bounded first (a few visits, no routing; a one-step schedule first without
     // distances, which is what passes over a linear scatter's p - 1 messages at p = 1024
     // within the compilers' limits), then walked rank by rank.
-    if (s.num_steps() == 1 && !model.half_duplex && bound_beyond(detail::step_lower_bound(s, 0, topo, model, m, true)))
+    if (n == 1 && !model.half_duplex && bound_beyond(detail::step_lower_bound(s, 0, topo, model, m, true)))
       return std::nullopt;
     double bound = 0;
-    for (std::size_t k = 0; k < s.num_steps() && !model.half_duplex; ++k) {
+    for (std::size_t k = 0; k < n && !model.half_duplex; ++k) {
       bound += detail::step_lower_bound(s, k, topo, model, m);
       if (bound_beyond(bound)) return std::nullopt;
     }
-    for (std::size_t k = 0; k < s.num_steps(); ++k) {
+    for (std::size_t k = 0; k < n; ++k) {
       const detail::StepTally t = detail::walk_step(s, k, step);
       const double last = t.time;
       sum.add(t);

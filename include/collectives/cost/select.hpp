@@ -27,6 +27,7 @@
 #include <boost/hana/unpack.hpp>
 
 #include <algorithm>
+#include <array>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -34,6 +35,7 @@
 #include <optional>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 
 namespace collectives {
 
@@ -212,21 +214,65 @@ constexpr Selection select_among(const boost::hana::tuple<A...>& candidates, con
         *detail::predict_unless_beyond(tag, topo, model, problem, std::numeric_limits<double>::infinity(), true);
     });
   }
-  // Without Symmetric (at run time), the fitting candidate of fewest steps is estimated
-  // first, and every other candidate's walk stops once its steps add up past the best time
-  // so far (detail::time_unless_beyond): such a candidate cannot win, so the pick is the
-  // same, and a long schedule loses after a few steps instead of p - 1 (a default
-  // all-to-all of 16 words on a 4096-node hypercube selected in 7-14 s without this).
-  double seed_time = std::numeric_limits<double>::infinity();
-  std::size_t seed = Selection::npos;
-  // (One lambda for both uses of a candidate's estimate: one instantiation per candidate.)
-  const auto time_of = [&](auto tag, double beyond) {
-    return with_schedule(tag, topo, problem, [&](const auto& sched, double m) {
-      if constexpr (ByClasses) return time_by_classes_unless_beyond(sched, topo, model, m, beyond);
-      else return time_unless_beyond(sched, topo, model, m, beyond);
+  if constexpr (Symmetric) {
+    // After the seed, every other fitting candidate: first those that promise nothing, in
+    // the list's order, then those that promise a message in every step (a ring
+    // pipeline's hundreds of steps), the least time that promise allows first
+    // (step_promise). A pipeline is then passed over on its promise alone once a cheaper
+    // one is known: broadcast and reduce on Ring<1024>, with a hop as dear as a start-up,
+    // or under store-and-forward with a million words a block, work out the staggered
+    // pipeline, which wins, and pass over the plain one, whose ends are dearer (both were
+    // worked out to the end, 1.3-1.5 times clang++'s limit). The order changes the work,
+    // not the pick: a candidate wins only if cheaper than the best so far, or as cheap and
+    // earlier in the list.
+    Selection best{};
+    std::size_t fitting = 0;
+    std::array<std::pair<double, std::size_t>, sizeof...(A)> order{}; // (least time, position)
+    std::size_t pending = 0, at = 0;
+    boost::hana::for_each(candidates, [&](auto tag) {
+      using Tag = decltype(tag);
+      if constexpr (fits_topology_type<Tag, T>)
+        if (fits(tag, topo, problem)) {
+          ++fitting;
+          if (at == first)
+            best = Selection{at, Tag::name, first_time, 0};
+          else
+            order[pending++] = {with_schedule(tag, topo, problem,
+                                              [&](const auto& sched, double m) {
+                                                return detail::step_promise(sched, topo, model, m).rest(0);
+                                              }),
+                                at};
+        }
+      ++at;
     });
-  };
-  if constexpr (!Symmetric) {
+    for (std::size_t i = 1; i < pending; ++i) // (stable: equal bounds keep the list's order)
+      for (std::size_t j = i; j > 0 && order[j].first < order[j - 1].first; --j) std::swap(order[j], order[j - 1]);
+    for (std::size_t i = 0; i < pending; ++i)
+      with_candidate_at<T>(candidates, order[i].second, [&](auto tag) {
+        const std::size_t here = order[i].second;
+        const bool earlier = here < best.index; // wins a tie with the best so far
+        const auto t = detail::predict_unless_beyond(tag, topo, model, problem, best.time, earlier);
+        if (t && (*t < best.time || (*t == best.time && earlier)))
+          best = Selection{here, decltype(tag)::name, *t, 0};
+      });
+    best.candidates = fitting;
+    detail::require(best.found(), "collectives::select: no candidate algorithm fits this topology and problem");
+    return best;
+  } else {
+    // Without Symmetric (at run time), the fitting candidate of fewest steps is estimated
+    // first, and every other candidate's walk stops once its steps add up past the best time
+    // so far (detail::time_unless_beyond): such a candidate cannot win, so the pick is the
+    // same, and a long schedule loses after a few steps instead of p - 1 (a default
+    // all-to-all of 16 words on a 4096-node hypercube selected in 7-14 s without this).
+    double seed_time = std::numeric_limits<double>::infinity();
+    std::size_t seed = Selection::npos;
+    // (One lambda for both uses of a candidate's estimate: one instantiation per candidate.)
+    const auto time_of = [&](auto tag, double beyond) {
+      return with_schedule(tag, topo, problem, [&](const auto& sched, double m) {
+        if constexpr (ByClasses) return time_by_classes_unless_beyond(sched, topo, model, m, beyond);
+        else return time_unless_beyond(sched, topo, model, m, beyond);
+      });
+    };
     seed = least_candidate<T>(candidates, [&](auto tag, std::size_t at, std::size_t) -> std::optional<std::size_t> {
       if (!((at >= 64 || ((allowed >> at) & 1) != 0) && fits(tag, topo, problem))) return std::nullopt;
       require_root(decltype(tag)::collective, topo, problem); // (before a schedule is built)
@@ -234,40 +280,27 @@ constexpr Selection select_among(const boost::hana::tuple<A...>& candidates, con
     });
     with_candidate_at<T>(candidates, seed,
                          [&](auto tag) { seed_time = time_of(tag, std::numeric_limits<double>::infinity()); });
-  }
-  struct State {
-    std::size_t at = 0;
-    Selection best{};
-  };
-  const State done = boost::hana::fold_left(candidates, State{}, [&](State s, auto tag) {
-    using Tag = decltype(tag);
-    if constexpr (fits_topology_type<Tag, T>) {
-      if ((Symmetric || s.at >= 64 || ((allowed >> s.at) & 1) != 0) && fits(tag, topo, problem)) {
-        ++s.best.candidates;
-        if constexpr (!Symmetric) {
+    struct State {
+      std::size_t at = 0;
+      Selection best{};
+    };
+    const State done = boost::hana::fold_left(candidates, State{}, [&](State s, auto tag) {
+      using Tag = decltype(tag);
+      if constexpr (fits_topology_type<Tag, T>) {
+        if ((s.at >= 64 || ((allowed >> s.at) & 1) != 0) && fits(tag, topo, problem)) {
+          ++s.best.candidates;
           // A time above `bound` may be that of the steps walked so far: it cannot win.
           const double bound = s.best.found() ? std::min(s.best.time, seed_time) : seed_time;
           const double t = s.at == seed ? seed_time : time_of(tag, bound);
           if (!s.best.found() || t < s.best.time) s.best = Selection{s.at, Tag::name, t, s.best.candidates};
-        } else if (s.at == first) {
-          if (!s.best.found() || first_time < s.best.time)
-            s.best = Selection{s.at, Tag::name, first_time, s.best.candidates};
-        } else {
-          // A candidate wins only if cheaper than the best before it (ties go to the
-          // earlier one), and can win in the end only if no dearer than `first` (cheaper,
-          // after it): one known to miss is passed over without working it out exactly.
-          const bool by_best = s.best.found() && s.best.time <= first_time;
-          const auto t = detail::predict_unless_beyond(tag, topo, model, problem,
-                                                       by_best ? s.best.time : first_time, !by_best && s.at < first);
-          if (t && (!s.best.found() || *t < s.best.time)) s.best = Selection{s.at, Tag::name, *t, s.best.candidates};
         }
       }
-    }
-    ++s.at;
-    return s;
-  });
-  detail::require(done.best.found(), "collectives::select: no candidate algorithm fits this topology and problem");
-  return done.best;
+      ++s.at;
+      return s;
+    });
+    detail::require(done.best.found(), "collectives::select: no candidate algorithm fits this topology and problem");
+    return done.best;
+  }
 }
 
 /// What a selection at run time among `Candidates` (a hana::tuple type) on topology type T

@@ -41,11 +41,12 @@ public:
   /// of the phase. The last step (not commutative, root != 0): rank 0 and the root.
   constexpr Symmetry symmetry(std::size_t step) const
   {
-    const RankGroup g = shape_group(shape_);
-    if (step == 0) return Symmetry::uniform(g);
-    if (step > phase_steps()) return Symmetry::in(g).with_rank(tree_root_).with_rank(root_);
+    // (The group only where it is returned: phase_symmetry works out its own, and the
+    // compile-time select of a 512-step pipeline asks for every step's.)
+    if (step == 0) return Symmetry::uniform(shape_group(shape_));
+    if (step > phase_steps()) return Symmetry::in(shape_group(shape_)).with_rank(tree_root_).with_rank(root_);
     const PhaseStep at = phase_step(step - 1);
-    if (at.dim >= shape_.ndims) return Symmetry::in(g);
+    if (at.dim >= shape_.ndims) return Symmetry::in(shape_group(shape_));
     const std::size_t z = shape_.extent[at.dim], s = at.step + 1, last = HalfRingSteps::of(z);
     const std::size_t ups = last - 1, downs = z / 2;
     const bool root = (ups >= 1 && s + 1 == last) || s == last;
