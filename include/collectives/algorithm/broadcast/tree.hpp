@@ -27,7 +27,7 @@ public:
   constexpr std::size_t scratch_blocks() const { return 0; }
   constexpr BroadcastOp operation() const { return {p_, root_, blocks_}; }
   /// The tree's senders and receivers (tree/shape.hpp).
-  constexpr Symmetry symmetry(std::size_t step) const { return tree_symmetry(shape_, root_, step); }
+  constexpr Symmetry symmetry(std::size_t step) const { return tree_symmetry(shape_, root_, step, true); }
 
   template <class V>
   constexpr void visit(std::size_t r, std::size_t step, V& v) const

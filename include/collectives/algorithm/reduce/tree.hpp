@@ -43,7 +43,7 @@ public:
     const RankGroup g = shape_group(shape_);
     const std::size_t total = shape_.num_steps();
     if (step == 0) return partials_ == Partials::in_place || fold_late_ ? Symmetry::in(g) : Symmetry::in(g).with(non_leaves(g));
-    if (step <= total) return tree_symmetry(shape_, tree_root_, total - step);
+    if (step <= total) return tree_symmetry(shape_, tree_root_, total - step, true);
     return Symmetry::in(g).with_rank(tree_root_).with_rank(root_);
   }
 

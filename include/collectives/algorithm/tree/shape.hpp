@@ -218,23 +218,41 @@ constexpr RankClass class_along(const TreeShape& s, const RankGroup& g, std::siz
 /// What broadcast-order step `step` of the tree rooted at `root` says about its ranks:
 /// the senders are the root and its translates by multiples of 2m along the step's ring
 /// (and anything along the rings done before), the receivers the root's first child and
-/// its translates. none() when the ring's extent is not a multiple of 2m (children of
-/// different sizes).
-constexpr Symmetry tree_symmetry(const TreeShape& s, std::size_t root, std::size_t step)
+/// its translates; relative coordinate v sends to v + m when v is a multiple of 2m and
+/// v + m < z. When the ring's extent is not a multiple of 2m the last child's subtree may
+/// be cut short: its sender and it are classes of their own (a scatter's or gather's
+/// message to it is smaller), unless every message is the whole buffer (`whole_messages`:
+/// a broadcast's or a reduction's, whose classes then still hold what Symmetry promises,
+/// peers and block counts). So on a ring of 1000, p not a power of two, every step is
+/// stated, not walked rank by rank.
+constexpr Symmetry tree_symmetry(const TreeShape& s, std::size_t root, std::size_t step, bool whole_messages = false)
 {
   const RankGroup g = shape_group(s);
   const TreeStep ts = tree_step(s, step);
   if (ts.dim >= s.ndims) return Symmetry::in(g);
+  if (!g.valid()) return Symmetry::none();
   const std::size_t z = s.extent[ts.dim], m = ts.dist;
-  if (z % (2 * m) != 0 || !g.valid()) return Symmetry::none();
-  // (Later rings stay at the root's coordinate.)
-  const RankClass senders = class_along(s, g, root, ts.dim + 1, [&](std::size_t k) {
-    return std::pair{k == ts.dim ? 2 * m : 1, k == ts.dim ? z / (2 * m) : std::size_t{s.extent[k]}};
-  });
-  RankClass receivers = senders;
+  const std::size_t n = z > m ? (z - m + 2 * m - 1) / (2 * m) : 0; // senders along the ring
+  const bool cut = !whole_messages && n > 0 && 2 * m * n > z;      // the last child's subtree
   const std::size_t c0 = s.coord(root, ts.dim), len = s.stride[ts.dim];
-  receivers.rep = root - c0 * len + ((c0 + m) % z) * len;
-  return Symmetry::in(g).with(senders).with(receivers);
+  const auto at = [&](std::size_t v) { return root - c0 * len + ((c0 + v) % z) * len; };
+  // (Later rings stay at the root's coordinate.)
+  const auto along = [&](std::size_t count) {
+    return class_along(s, g, root, ts.dim + 1, [&](std::size_t k) {
+      return std::pair{k == ts.dim ? 2 * m : 1, k == ts.dim ? count : std::size_t{s.extent[k]}};
+    });
+  };
+  const RankClass senders = along(cut ? n - 1 : n);
+  RankClass receivers = senders;
+  receivers.rep = at(m);
+  Symmetry sym = Symmetry::in(g).with(senders).with(receivers);
+  if (cut) {
+    RankClass last = along(1), child = last;
+    last.rep = at(2 * m * (n - 1));
+    child.rep = at(2 * m * (n - 1) + m);
+    sym = sym.with(last).with(child);
+  }
+  return sym;
 }
 
 /// tree_symmetry(), or none() unless its classes hold every rank (for steps in which every
