@@ -5,8 +5,9 @@
 // per class of each step (the schedules' Symmetry), so a selection costs a few million
 // operations instead of steps x p visits. Every collective is selected here on one of
 // Hypercube<10>, Ring<1024> and Mesh<32,32>; two more on the topology where they need the
-// most, three with other problems, three all-port, seven under other models and two on a
-// ring of 1000 (a selection takes 0.5-3 s of the suite's compile time);
+// most, three with other problems, three all-port, seven under other models, two on a
+// ring of 1000 and one on a mesh of 31 x 33 (a selection takes 0.5-3 s of the suite's
+// compile time);
 // benchmarks/compile_time/select_limits.sh runs the whole matrix with both compilers
 // (README, "Cost"). The static_asserts prove that the selection runs at compile time and
 // finds a candidate; the test case checks that it names what a call without an algorithm
@@ -124,7 +125,10 @@ static_assert(std::string_view(broadcast_no_words.name) == "ring_staggered" &&
 // walked rank by rank (both failed clang++'s limit before).
 constexpr Selection broadcast_on_1000 = select<Collective::broadcast>(Ring<1000>{}, model, problem);
 constexpr Selection scatter_on_1000 = select<Collective::scatter>(Ring<1000>{}, model, problem);
-static_assert(broadcast_on_1000.found() && scatter_on_1000.found());
+// (And on a mesh of odd rings, whose last step holds each ring's idle last coordinate as a
+// class of its own: every rank copies its block in it.)
+constexpr Selection scatter_on_31_33 = select<Collective::scatter>(Mesh<31, 33>{}, model, problem);
+static_assert(broadcast_on_1000.found() && scatter_on_1000.found() && scatter_on_31_33.found());
 
 /// The compile-time pick of C on T against select() at run time on `dynamic` (which
 /// visits every rank, as a collective called without an algorithm does).
@@ -185,7 +189,8 @@ TEST_CASE("select at compile time on p = 1024 names what a default call picks at
         std::pair{reduce_no_words, select<Collective::reduce>(ring, hop_heavy, Problem{})},
         std::pair{reduce_store_and_forward, select<Collective::reduce>(ring, store_and_forward, Problem{1 << 20})},
         std::pair{broadcast_on_1000, select<Collective::broadcast>(Ring<>{1000}, model, problem)},
-        std::pair{scatter_on_1000, select<Collective::scatter>(Ring<>{1000}, model, problem)}}) {
+        std::pair{scatter_on_1000, select<Collective::scatter>(Ring<>{1000}, model, problem)},
+        std::pair{scatter_on_31_33, select<Collective::scatter>(Mesh<>{31, 33}, model, problem)}}) {
     CHECK(std::string_view(at_compile_time.name) == run_time.name);
     CHECK(at_compile_time.time == run_time.time);
   }

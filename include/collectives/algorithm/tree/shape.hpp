@@ -225,7 +225,8 @@ constexpr RankClass class_along(const TreeShape& s, const RankGroup& g, std::siz
 /// a broadcast's or a reduction's, whose classes then still hold what Symmetry promises,
 /// peers and block counts). So on a ring of 1000, p not a power of two, every step is
 /// stated, not walked rank by rank.
-constexpr Symmetry tree_symmetry(const TreeShape& s, std::size_t root, std::size_t step, bool whole_messages = false)
+constexpr Symmetry tree_symmetry(const TreeShape& s, std::size_t root, std::size_t step, bool whole_messages = false,
+                                 bool with_idle = false)
 {
   const RankGroup g = shape_group(s);
   const TreeStep ts = tree_step(s, step);
@@ -252,14 +253,22 @@ constexpr Symmetry tree_symmetry(const TreeShape& s, std::size_t root, std::size
     child.rep = at(2 * m * (n - 1) + m);
     sym = sym.with(last).with(child);
   }
+  // (`with_idle`, distance 1 along a ring of odd extent: the last coordinate neither sends
+  // nor receives, a class of its own for a step in which every rank has local work.)
+  if (with_idle && m == 1 && z % 2 == 1) {
+    RankClass idle = along(1);
+    idle.rep = at(z - 1);
+    sym = sym.with(idle);
+  }
   return sym;
 }
 
 /// tree_symmetry(), or none() unless its classes hold every rank (for steps in which every
-/// rank also has local work).
+/// rank also has local work; the last coordinate of an odd ring, idle in a step of
+/// distance 1, is a class of its own).
 constexpr Symmetry tree_symmetry_all(const TreeShape& s, std::size_t root, std::size_t step, std::size_t p)
 {
-  const Symmetry sym = tree_symmetry(s, root, step);
+  const Symmetry sym = tree_symmetry(s, root, step, false, true);
   std::size_t n = 0;
   for (std::size_t c = 0; c < sym.classes; ++c) n += sym.cls[c].size(sym.group);
   return n == p ? sym : Symmetry::none();
