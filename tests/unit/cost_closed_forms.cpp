@@ -230,6 +230,13 @@ TEST_CASE("closed forms: allgather and reduce_scatter", "[cost][closed_form]")
     check("allgather ring/fully_connected", AllgatherRingSchedule(p), full,
           Collective::allgather, pr, 1, [p](const CostModel& c, double m) { return cf::allgather_ring_ring(c, p, m); });
     for (bool in_place : {false, true})
+      check("allgather linear/fully_connected", AllgatherLinearSchedule(p, in_place), full, Collective::allgather, pr,
+            1, [p, in_place](const CostModel& c, double m) { return cf::allgather_linear_fully_connected(c, p, m, in_place); });
+    for (bool commutative : {false, true})
+      check("reduce_scatter linear/fully_connected", ReduceScatterLinearSchedule(p, commutative), full,
+            Collective::reduce_scatter, pr, 1,
+            [p](const CostModel& c, double m) { return cf::reduce_scatter_linear_fully_connected(c, p, m); });
+    for (bool in_place : {false, true})
       check("reduce_scatter pairwise/fully_connected", ReduceScatterPairwiseSchedule(p, false, ResultSlot::first, in_place),
             full, Collective::reduce_scatter, pr, 1, [p, in_place](const CostModel& c, double m) {
               return cf::reduce_scatter_pairwise_fully_connected(c, p, m, in_place);
@@ -256,6 +263,11 @@ TEST_CASE("closed forms: allreduce", "[cost][closed_form]")
             Collective::allreduce, pr, 1, [p, in_place](const CostModel& c, double m) {
               return cf::allreduce_reduce_broadcast_fully_connected(c, p, m, in_place);
             });
+      for (bool commutative : {true, false})
+        check("allreduce linear/fully_connected", allreduce_linear_schedule(p, in_place, commutative), full,
+              Collective::allreduce, pr, 1, [p, in_place](const CostModel& c, double m) {
+                return cf::allreduce_linear_fully_connected(c, p, m, in_place);
+              });
     }
   }
   for (std::size_t d : cube_dims) {
@@ -360,6 +372,11 @@ TEST_CASE("closed forms: broadcast and reduce", "[cost][closed_form]")
       check("reduce reduce_scatter_gather_pairwise/fully_connected", reduce_scatter_gather_pairwise(p, root, true),
             full, Collective::reduce, pr, static_cast<double>(p),
             [p](const CostModel& c, double m) { return cf::reduce_scatter_gather_pairwise_fully_connected(c, p, m); });
+      for (bool commutative : {true, false})
+        for (bool in_place : {false, true})
+          check("reduce linear/fully_connected", ReduceLinearSchedule(p, root, commutative, in_place), full,
+                Collective::reduce, pr, 1,
+                [=](const CostModel& c, double m) { return cf::reduce_linear_fully_connected(c, p, m, in_place); });
     }
   }
 }

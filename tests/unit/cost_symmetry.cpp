@@ -513,6 +513,38 @@ TEST_CASE("symmetric estimate: hypercubes, and hypercube schedules on rings", "[
   }
 }
 
+TEST_CASE("symmetric estimate: stars on hypercubes, every routing and port model", "[cost][symmetry]")
+{
+  // The linear algorithms' steps (Symmetry::Star) on a hypercube are worked out from
+  // E-cube's shape (SymmetricCost::hypercube_star), one-port store-and-forward included,
+  // which the models above leave out.
+  std::size_t compared = 0;
+  for (std::size_t d : {0, 1, 2, 3, 4, 5, 6, 7}) {
+    const auto h = Hypercube<>::of_dims(d);
+    const std::size_t p = h.size();
+    INFO("d = " << d);
+    for (Routing routing : {Routing::cut_through, Routing::store_and_forward})
+      for (Ports ports : {Ports::one, Ports::all}) {
+        const CostModel model{1e-6, 1e-9, 5e-8, 1e-10, routing, ports};
+        for (std::size_t root : {std::size_t{0}, p / 2, p - 1})
+          for (double m : {0.0, 1.0, 37.0}) {
+            const auto same = [&](const auto& s) {
+              ++compared;
+              CHECK(estimate(s, h, model, m) == estimate_every_rank(s, h, model, m));
+            };
+            same(BroadcastLinearSchedule(p, root, 2));
+            same(ScatterLinearSchedule(p, root));
+            same(GatherLinearSchedule(p, root));
+            same(ReduceLinearSchedule(p, root, false, root == 0));
+            same(AllgatherLinearSchedule(p, root == 0));
+            same(ReduceScatterLinearSchedule(p, true));
+            same(allreduce_linear_schedule(p, false, true));
+          }
+      }
+  }
+  CHECK(compared == 8 * 4 * 3 * 3 * 7);
+}
+
 TEST_CASE("symmetric estimate: meshes and tori, and their schedules on other networks", "[cost][symmetry]")
 {
   const std::pair<std::size_t, std::size_t> shapes[] = {{1, 1}, {1, 5}, {2, 2}, {2, 3}, {3, 2}, {3, 3}, {2, 4}, {4, 4}, {3, 5}, {4, 8}, {8, 4}};

@@ -107,6 +107,11 @@ static_assert(blocks_sent(GatherTreeSchedule(8, bits_shape(8), 0), 4, 2) == 4);
 
 static_assert(verify(ReduceTreeSchedule(6, topology_shape(mesh32), 4, true)).ok);
 
+// The linear reduce combines in rank order at any root, out of place and in place (where
+// the contributions start in the outputs and the other ranks' stay as they are).
+static_assert(verify(ReduceLinearSchedule(5, 2, false)).ok);
+static_assert(verify(ReduceLinearSchedule(5, 4, false, true)).ok);
+
 // A non-commutative reduce to a root other than 0 folds at rank 0 and takes one step more.
 static_assert(ReduceTreeSchedule(8, ring_shape(8), 3, false).num_steps() == 1 + 3 + 1);
 static_assert(ReduceTreeSchedule(8, ring_shape(8), 3, true).num_steps() == 1 + 3);
@@ -208,6 +213,10 @@ TEST_CASE("schedules: reduce, every small p and root", "[verifier][schedules]")
   CHECK(every_root(6, [](std::size_t root) { return ReduceTreeSchedule(6, topology_shape(mesh23), root, false); }));
   CHECK(every_root(6, [](std::size_t root) { return ReduceTreeSchedule(6, topology_shape(mesh32), root, true); }));
   CHECK(every_root(8, [](std::size_t root) { return ReduceTreeSchedule(8, topology_shape(torus222), root, false); }));
+  for (bool commutative : {false, true})
+    for (bool in_place : {false, true})
+      for (std::size_t p = 1; p <= 8; ++p)
+        CHECK(every_root(p, [=](std::size_t root) { return ReduceLinearSchedule(p, root, commutative, in_place, 2); }));
   CHECK(every_p_and_root(1, 8, [](std::size_t p, std::size_t root) { return ReduceRingSchedule(p, root, false); }));
   CHECK(every_p_and_root(1, 8, [](std::size_t p, std::size_t root) { return ReduceRingSchedule(p, root, true, 2); }));
   CHECK(every_power_of_two(8, [](std::size_t p) { return reduce_scatter_gather_halving(p, p / 2, false); }));
@@ -325,6 +334,8 @@ TEST_CASE("schedules: all-gather, every small p and root", "[verifier][schedules
   CHECK(verify(AllgatherDimensionalSchedule(rings_of(torus222))).ok);
   CHECK(verify(AllgatherDimensionalSchedule(rings_of(torus131), true)).ok);
   CHECK(verify(AllgatherBruckSchedule(6, true)).ok);
+  CHECK(every_p(1, 9, [](std::size_t p) { return AllgatherLinearSchedule(p); }));
+  CHECK(every_p(1, 9, [](std::size_t p) { return AllgatherLinearSchedule(p, true); }));
 }
 
 TEST_CASE("schedules: reduce-scatter, every small p and root", "[verifier][schedules]")
@@ -341,6 +352,8 @@ TEST_CASE("schedules: reduce-scatter, every small p and root", "[verifier][sched
   CHECK(verify(ReduceScatterDimensionalSchedule(rings_of(torus131))).ok);
   CHECK(verify(ReduceScatterDimensionalSchedule(rings_of(Hypercube<3>{}))).ok);
   CHECK(verify(ReduceScatterPairwiseSchedule(6)).ok);
+  for (bool commutative : {false, true})
+    CHECK(every_p(1, 9, [=](std::size_t p) { return ReduceScatterLinearSchedule(p, commutative); }));
 }
 
 TEST_CASE("schedules: all-reduce, every small p and root", "[verifier][schedules]")
@@ -354,6 +367,9 @@ TEST_CASE("schedules: all-reduce, every small p and root", "[verifier][schedules
   CHECK(every_p(1, 8, [](std::size_t p) { return allreduce_reduce_broadcast_schedule(p, false, false); }));
   CHECK(every_p(1, 8, [](std::size_t p) { return allreduce_reduce_broadcast_schedule(p, true, false); }));
   CHECK(every_p(1, 8, [](std::size_t p) { return allreduce_reduce_broadcast_schedule(p, true, true); }));
+  for (bool in_place : {false, true})
+    for (bool commutative : {false, true})
+      CHECK(every_p(1, 8, [=](std::size_t p) { return allreduce_linear_schedule(p, in_place, commutative); }));
 }
 
 TEST_CASE("schedules: scan and exscan, every small p and root", "[verifier][schedules]")
@@ -407,6 +423,8 @@ TEST_CASE("schedules: the rooted schedules verify for p up to 512", "[verifier][
       check_verified("GatherTreeSchedule(ring_shape)", GatherTreeSchedule(p, ring_shape(p), root));
       check_verified("ReduceTreeSchedule(ring_shape), not commutative", ReduceTreeSchedule(p, ring_shape(p), root, false));
       check_verified("ReduceTreeSchedule(ring_shape), commutative", ReduceTreeSchedule(p, ring_shape(p), root, true));
+      check_verified("ReduceLinearSchedule", ReduceLinearSchedule(p, root, false));
+      check_verified("ReduceLinearSchedule, in place", ReduceLinearSchedule(p, root, false, true));
       if (detail::is_power_of_two(p)) {
         check_verified("BroadcastTreeSchedule(bits_shape)", BroadcastTreeSchedule(p, bits_shape(p), root));
         check_verified("ScatterTreeSchedule(bits_shape)", ScatterTreeSchedule(p, bits_shape(p), root));

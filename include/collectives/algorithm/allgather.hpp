@@ -5,6 +5,7 @@
 #include <collectives/algorithm/algorithm.hpp>
 #include <collectives/algorithm/allgather/bruck.hpp>
 #include <collectives/algorithm/allgather/dimensional.hpp>
+#include <collectives/algorithm/allgather/linear.hpp>
 #include <collectives/algorithm/allgather/recursive_doubling.hpp>
 #include <collectives/algorithm/allgather/ring.hpp>
 
@@ -22,7 +23,8 @@ template <>
 struct algorithm_list<Collective::allgather> {
   static constexpr auto value =
     boost::hana::make_tuple(allgather_algorithm::ring, allgather_algorithm::recursive_doubling,
-                            allgather_algorithm::bruck, allgather_algorithm::dimensional);
+                            allgather_algorithm::bruck, allgather_algorithm::dimensional,
+                            allgather_algorithm::linear);
 };
 
 } // namespace collectives

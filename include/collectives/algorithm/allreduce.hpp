@@ -2,6 +2,7 @@
 // The algorithms of allreduce, one file each, and the collective's one list of them.
 
 #include <collectives/algorithm/algorithm.hpp>
+#include <collectives/algorithm/allreduce/linear.hpp>
 #include <collectives/algorithm/allreduce/rabenseifner.hpp>
 #include <collectives/algorithm/allreduce/recursive_doubling.hpp>
 #include <collectives/algorithm/allreduce/reduce_broadcast.hpp>
@@ -21,7 +22,8 @@ template <>
 struct algorithm_list<Collective::allreduce> {
   static constexpr auto value =
     boost::hana::make_tuple(allreduce_algorithm::recursive_doubling, allreduce_algorithm::rabenseifner,
-                            allreduce_algorithm::ring, allreduce_algorithm::reduce_broadcast);
+                            allreduce_algorithm::ring, allreduce_algorithm::reduce_broadcast,
+                            allreduce_algorithm::linear);
 };
 
 } // namespace collectives

@@ -4,6 +4,7 @@
 #include <collectives/algorithm/algorithm.hpp>
 #include <collectives/algorithm/barrier/allreduce.hpp>
 #include <collectives/algorithm/barrier/dissemination.hpp>
+#include <collectives/algorithm/barrier/linear.hpp>
 
 #include <boost/hana/tuple.hpp>
 
@@ -17,7 +18,8 @@ using collectives::automatic;
 /// barrier's algorithms, in order of preference on a cost tie.
 template <>
 struct algorithm_list<Collective::barrier> {
-  static constexpr auto value = boost::hana::make_tuple(barrier_algorithm::dissemination, barrier_algorithm::allreduce);
+  static constexpr auto value = boost::hana::make_tuple(barrier_algorithm::dissemination, barrier_algorithm::allreduce,
+                                                        barrier_algorithm::linear);
 };
 
 } // namespace collectives

@@ -3,6 +3,7 @@
 
 #include <collectives/algorithm/algorithm.hpp>
 #include <collectives/algorithm/reduce/dimensional_ring.hpp>
+#include <collectives/algorithm/reduce/linear.hpp>
 #include <collectives/algorithm/reduce/reduce_scatter_gather_hypercube.hpp>
 #include <collectives/algorithm/reduce/ring.hpp>
 #include <collectives/algorithm/reduce/ring_staggered.hpp>
@@ -29,7 +30,8 @@ struct algorithm_list<Collective::reduce> {
     reduce_algorithm::reduce_scatter_gather,
     reduce_algorithm::ring_staggered,
     reduce_algorithm::dimensional_ring,
-    reduce_algorithm::reduce_scatter_gather_hypercube
+    reduce_algorithm::reduce_scatter_gather_hypercube,
+    reduce_algorithm::linear
   );
 };
 

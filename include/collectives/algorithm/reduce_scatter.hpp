@@ -4,6 +4,7 @@
 
 #include <collectives/algorithm/algorithm.hpp>
 #include <collectives/algorithm/reduce_scatter/dimensional.hpp>
+#include <collectives/algorithm/reduce_scatter/linear.hpp>
 #include <collectives/algorithm/reduce_scatter/pairwise.hpp>
 #include <collectives/algorithm/reduce_scatter/recursive_halving.hpp>
 #include <collectives/algorithm/reduce_scatter/ring.hpp>
@@ -22,7 +23,8 @@ template <>
 struct algorithm_list<Collective::reduce_scatter> {
   static constexpr auto value =
     boost::hana::make_tuple(reduce_scatter_algorithm::recursive_halving, reduce_scatter_algorithm::ring,
-                            reduce_scatter_algorithm::pairwise, reduce_scatter_algorithm::dimensional);
+                            reduce_scatter_algorithm::pairwise, reduce_scatter_algorithm::dimensional,
+                            reduce_scatter_algorithm::linear);
 };
 
 } // namespace collectives

@@ -349,6 +349,16 @@ constexpr double allgather_recursive_doubling_ring(const CostModel& c, std::size
   return evaluate(Terms{n, m * (P * P - 1) / 3, m * (P * P * P - 1) / 7, P - 1, in_place ? 0 : m}, c);
 }
 
+/// AllgatherLinearSchedule where every message is one hop: rank 0's p - 1 messages of a
+/// block, its own block's copy, then p - 1 messages of p blocks: (p - 1)(2 t_s + t_w m
+/// (p + 1) + 2 t_h) + t_r m one-port; all-port 2 (t_s + t_h) + t_w m (p + 1) + t_r m.
+constexpr double allgather_linear_fully_connected(const CostModel& c, std::size_t p, double m, bool in_place = false)
+{
+  return evaluate(detail_cf::linear_step(c, p, m) + local_words(in_place ? 0 : m) +
+                    detail_cf::linear_step(c, p, m * detail::cf_d(p)),
+                  c);
+}
+
 /// AllgatherBruckSchedule where every message is one hop (any p):
 /// ceil(log p)(t_s + t_h) + t_w m (p - 1) + t_r m.
 constexpr double allgather_bruck_fully_connected(const CostModel& c, std::size_t p, double m, bool in_place = false)
@@ -398,6 +408,19 @@ constexpr double reduce_scatter_recursive_halving_hypercube(const CostModel& c, 
   const double n = detail::cf_d(detail::floor_log2(p)), P = detail::cf_d(p);
   if (p == 1) return evaluate(local_words(m), c);
   return evaluate(Terms{n, m * (P - 1), m * (P - 1), n, m * (in_place && p == 2 ? P : P - 1)}, c);
+}
+
+/// ReduceScatterLinearSchedule where every message is one hop: rank 0's p - 1 messages of
+/// p blocks and its combining of them, then p - 1 messages of a block and its own block's
+/// copy: (p - 1)(2 t_s + t_w m (p + 1) + 2 t_h + t_r m p) + t_r m one-port; all-port 2 (t_s
+/// + t_h) + t_w m (p + 1) + t_r m ((p - 1) p + 1) (p = 1: t_r m).
+constexpr double reduce_scatter_linear_fully_connected(const CostModel& c, std::size_t p, double m)
+{
+  const double P = detail::cf_d(p);
+  if (p == 1) return evaluate(local_words(m), c);
+  return evaluate(detail_cf::linear_step(c, p, m * P) + local_words(m * P * (P - 1)) + detail_cf::linear_step(c, p, m) +
+                    local_words(m),
+                  c);
 }
 
 /// ReduceScatterRingSchedule (ALL_TO_ALL_RED_RING) on a ring:
@@ -520,6 +543,18 @@ constexpr double allreduce_reduce_broadcast_fully_connected(const CostModel& c, 
   detail_cf::check(p, m);
   const double L = detail::cf_d(detail::ceil_log2(p));
   return evaluate(messages(2 * L, m, 1) + local_words(L * m + (in_place ? 0 : m)), c);
+}
+
+/// allreduce_linear_schedule (linear reduce to rank 0, then linear broadcast) where every
+/// message is one hop: rank 0's p - 1 messages in each of the two steps and its combining,
+/// 2 (p - 1)(t_s + t_w m + t_h) + (p - 1) t_r m one-port; all-port 2 (t_s + t_w m + t_h) +
+/// (p - 1) t_r m (p = 1: t_r m to copy out of place).
+constexpr double allreduce_linear_fully_connected(const CostModel& c, std::size_t p, double m, bool in_place = false)
+{
+  const double P = detail::cf_d(p);
+  return evaluate(detail_cf::linear_step(c, p, m) + detail_cf::linear_step(c, p, m) +
+                    local_words(p == 1 ? (in_place ? 0 : m) : m * (P - 1)),
+                  c);
 }
 
 /// The same on a ring: each binomial tree's hops sum to p - 1.
@@ -677,6 +712,16 @@ constexpr double reduce_ring_ring(const CostModel& c, std::size_t p, double m, s
   const double chain = detail::cf_d(p / 2);
   return evaluate(messages(n, m, 1) + local_words(m * (1 + chain + (both ? 1 : 0))) + detail_cf::extra_to_root(m, extra),
                   c);
+}
+
+/// ReduceLinearSchedule where every message is one hop, any root and operator: the root's
+/// p - 1 messages in one step and its combining of them, (p - 1)(t_s + t_w m + t_h + t_r m)
+/// one-port; all-port t_s + t_w m + t_h + (p - 1) t_r m (p = 1: t_r m to copy out of place,
+/// nothing in place).
+constexpr double reduce_linear_fully_connected(const CostModel& c, std::size_t p, double m, bool in_place = false)
+{
+  const double P = detail::cf_d(p);
+  return evaluate(detail_cf::linear_step(c, p, m) + local_words(p == 1 ? (in_place ? 0 : m) : m * (P - 1)), c);
 }
 
 /// reduce_scatter_gather_halving on a hypercube with root 0 (its binomial gather tree is

@@ -44,6 +44,7 @@
   X(AllPortSchedule)                                                                                      \
   X(AllgatherBruckSchedule)                                                                               \
   X(AllgatherDimensionalSchedule)                                                                         \
+  X(AllgatherLinearSchedule)                                                                              \
   X(AllgatherRecursiveDoublingSchedule)                                                                   \
   X(AllgatherRingSchedule)                                                                                \
   X(AlltoallLinearSchedule)                                                                               \
@@ -55,6 +56,7 @@
   X(Concat<ReduceScatterHalvingSchedule, GatherTreeSchedule, ReduceOp>)                                   \
   X(Concat<ReduceScatterPairwiseSchedule, GatherTreeSchedule, ReduceOp>)                                  \
   X(Concat<ReduceScatterRingSchedule, AllgatherRingSchedule, AllreduceOp>)                                \
+  X(Concat<ReduceLinearSchedule, BroadcastLinearSchedule, AllreduceOp>)                                   \
   X(Concat<ReduceTreeSchedule, BroadcastTreeSchedule, AllreduceOp>)                                       \
   X(Concat<ScatterTreeSchedule, AllgatherRecursiveDoublingSchedule, BroadcastOp>)                         \
   X(Concat<ScatterTreeSchedule, AllgatherRingSchedule, BroadcastOp>)                                      \
@@ -69,9 +71,11 @@
   X(GatherTreeSchedule)                                                                                   \
   X(PairwiseSchedule)                                                                                     \
   X(PairwiseXorSchedule)                                                                                  \
+  X(ReduceLinearSchedule)                                                                                 \
   X(ReduceRingSchedule)                                                                                   \
   X(ReduceScatterDimensionalSchedule)                                                                     \
   X(ReduceScatterHalvingSchedule)                                                                         \
+  X(ReduceScatterLinearSchedule)                                                                          \
   X(ReduceScatterPairwiseSchedule)                                                                        \
   X(ReduceScatterRingSchedule)                                                                            \
   X(ReduceStaggeredSchedule)                                                                              \

@@ -333,7 +333,9 @@ private:
   /// Mesh<32,32>, walked, was 0.64 M of clang++'s 1 M steps.)
   constexpr bool star(const Symmetry::Star& sr, StepTally& out) const
   {
-    if constexpr (kind != NetKind::torus) {
+    if constexpr (kind == NetKind::hypercube) {
+      return hypercube_star(sr, out);
+    } else if constexpr (kind != NetKind::torus) {
       return false;
     } else {
       const std::size_t n = nd_;
@@ -410,6 +412,43 @@ private:
       out.time = t > slowest ? t : slowest;
       return true;
     }
+  }
+
+  /// On a hypercube of D dimensions, from E-cube's shape (lowest bit first, routes.hpp).
+  /// The message between the root and root XOR x crosses dimension j for each bit j of x.
+  /// Fan-out it leaves the root's side with x's bits below j flipped, so that link carries
+  /// the 2^(D-1-j) messages that agree with x up to bit j, and its worst link is at its
+  /// lowest bit; fan-in it arrives with x's bits below j cleared, so the link carries the 2^j
+  /// that agree with x from bit j up, and its worst is at its highest bit. One-port a
+  /// fan-out's links carry one sender: load 1. Grouped by that bit (2^k messages of k free
+  /// bits each, their hops 1 + popcount of the free bits: 2^k + k 2^(k-1) summed, at most
+  /// 1 + k), the sums and the slowest message come without visiting one. (Why: the linear
+  /// all-reduce's two steps on Hypercube<10> all-port, walked, were beyond clang++'s limit.)
+  constexpr bool hypercube_star(const Symmetry::Star& sr, StepTally& out) const
+  {
+    const std::size_t d = floor_log2(p_);
+    out = StepTally{};
+    out.messages = p_ - 1;
+    out.blocks = (p_ - 1) * sr.blocks;
+    const bool one_sender = model_.ports == Ports::one && !sr.fan_in;
+    std::size_t hops = 0, units = 0;
+    double slowest = 0;
+    for (std::size_t j = 0; j < d; ++j) {
+      const std::size_t k = sr.fan_in ? j : d - 1 - j;          // free bits of the group
+      const std::size_t n = std::size_t{1} << k;                 // its messages
+      const std::size_t w = one_sender ? 1 : n;                  // each one's worst load
+      const std::size_t h = n + (k == 0 ? 0 : k * (n / 2));      // their hops summed
+      hops += h;
+      units += sr.blocks * w * (model_.routing == Routing::store_and_forward ? h : n);
+      const double t = one_message(sr.blocks, w, 1 + k);
+      slowest = t > slowest ? t : slowest;
+      out.congestion = w > out.congestion ? w : out.congestion;
+    }
+    const double root =
+      model_.ports == Ports::one ? (p_ > 1 ? sum_time(model_, m_, p_ - 1, hops, units) : 0.0) : slowest;
+    const double t = rank_step_time(model_, m_, root, sr.root_local);
+    out.time = t > slowest ? t : slowest;
+    return true;
   }
 
   /// A step of local work only (a tree reduce's nodes with children loading their

@@ -76,21 +76,26 @@ struct BroadcastOp {
 };
 
 /// All-to-one reduction of `blocks` blocks into root's output.
+/// in_place: every rank's contribution starts in its output (the front end's in-place
+/// call, where one buffer is both), and only the root's may change.
 struct ReduceOp {
   std::size_t p = 1;
   std::size_t root = 0;
   std::size_t blocks = 1;
   bool commutative = false;
+  bool in_place = false;
   static constexpr const char* name = "reduce";
-  constexpr std::size_t input_blocks(std::size_t) const { return blocks; }
+  constexpr std::size_t input_blocks(std::size_t) const { return in_place ? 0 : blocks; }
   constexpr std::size_t output_blocks(std::size_t) const { return blocks; }
   constexpr Symbol input(std::size_t r, std::size_t j) const
   {
     return {static_cast<std::int64_t>(j), static_cast<std::uint32_t>(r), static_cast<std::uint32_t>(r)};
   }
+  constexpr Symbol initial_output(std::size_t r, std::size_t j) const { return in_place ? input(r, j) : Symbol{}; }
   constexpr Symbol expected(std::size_t r, std::size_t j) const
   {
-    return r == root ? Symbol{static_cast<std::int64_t>(j), 0, static_cast<std::uint32_t>(p - 1)} : dont_care;
+    if (r == root) return Symbol{static_cast<std::int64_t>(j), 0, static_cast<std::uint32_t>(p - 1)};
+    return in_place ? input(r, j) : dont_care;
   }
   friend constexpr bool operator==(const ReduceOp&, const ReduceOp&) = default;
 };
