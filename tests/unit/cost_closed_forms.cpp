@@ -442,6 +442,9 @@ TEST_CASE("closed forms: scatter, gather and scan", "[cost][closed_form]")
             Problem{0, root}, 1, [p](const CostModel& c, double m) { return cf::scatter_linear_fully_connected(c, p, m); });
     }
     for (bool exclusive : {false, true})
+      check("scan linear/fully_connected", ScanLinearSchedule(p, exclusive), full, Collective::scan, Problem{}, 1,
+            [=](const CostModel& c, double m) { return cf::scan_linear_fully_connected(c, p, m, exclusive); });
+    for (bool exclusive : {false, true})
       check("scan recursive_doubling/fully_connected", ScanDoublingSchedule(p, exclusive), full,
             Collective::scan, Problem{}, 1, [=](const CostModel& c, double m) {
               return cf::scan_recursive_doubling_fully_connected(c, p, m, exclusive);

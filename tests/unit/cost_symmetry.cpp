@@ -539,10 +539,11 @@ TEST_CASE("symmetric estimate: stars on hypercubes, every routing and port model
             same(AllgatherLinearSchedule(p, root == 0));
             same(ReduceScatterLinearSchedule(p, true));
             same(allreduce_linear_schedule(p, false, true));
+            same(ScanLinearSchedule(p, root == 0));
           }
       }
   }
-  CHECK(compared == 8 * 4 * 3 * 3 * 7);
+  CHECK(compared == 8 * 4 * 3 * 3 * 8);
 }
 
 TEST_CASE("symmetric estimate: meshes and tori, and their schedules on other networks", "[cost][symmetry]")

@@ -381,6 +381,9 @@ TEST_CASE("schedules: scan and exscan, every small p and root", "[verifier][sche
   CHECK(every_p(1, 8, [](std::size_t p) { return ScanDoublingSchedule(p, false); }));
   CHECK(every_p(1, 8, [](std::size_t p) { return ScanDoublingSchedule(p, true); }));
   CHECK(every_p(1, 8, [](std::size_t p) { return ScanDoublingSchedule(p, true, true); }));
+  for (bool exclusive : {false, true})
+    for (bool commutative : {false, true})
+      CHECK(every_p(1, 9, [=](std::size_t p) { return ScanLinearSchedule(p, exclusive, commutative); }));
 }
 
 // ---------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@
 
 #include <collectives/algorithm/algorithm.hpp>
 #include <collectives/algorithm/scan/hypercube.hpp>
+#include <collectives/algorithm/scan/linear.hpp>
 #include <collectives/algorithm/scan/recursive_doubling.hpp>
 #include <collectives/algorithm/scan/ring.hpp>
 
@@ -20,7 +21,8 @@ using collectives::automatic;
 template <>
 struct algorithm_list<Collective::scan> {
   static constexpr auto value =
-    boost::hana::make_tuple(scan_algorithm::hypercube, scan_algorithm::ring, scan_algorithm::recursive_doubling);
+    boost::hana::make_tuple(scan_algorithm::hypercube, scan_algorithm::ring, scan_algorithm::recursive_doubling,
+                            scan_algorithm::linear);
 };
 
 } // namespace collectives

@@ -831,6 +831,19 @@ constexpr double scan_hypercube_hypercube(const CostModel& c, std::size_t p, dou
   return evaluate(messages(n, m, 1) + local_words(m * (2 * n + (exclusive ? 0 : 1))), c);
 }
 
+/// ScanLinearSchedule where every message is one hop: rank 0's p - 1 messages in each of
+/// the two steps, its folds (p - 1 inclusive, p - 2 exclusive) and, inclusive, its copy:
+/// 2 (p - 1)(t_s + t_w m + t_h) + t_r m p inclusive, t_r m (p - 2) exclusive, one-port;
+/// all-port 2 (t_s + t_w m + t_h) and the same local work.
+constexpr double scan_linear_fully_connected(const CostModel& c, std::size_t p, double m, bool exclusive = false)
+{
+  const std::size_t last = exclusive ? 2 : 1;
+  const double folds = detail::cf_d(p > last ? p - last : 0);
+  return evaluate(detail_cf::linear_step(c, p, m) + local_words(m * (folds + (exclusive ? 0 : 1))) +
+                    detail_cf::linear_step(c, p, m),
+                  c);
+}
+
 /// ScanRingSchedule on a ring: (p - 1)(t_s + t_w m + t_h + t_r m) inclusive (the prefix
 /// lands in the output and the input joins it: one local op a step); exclusive the last
 /// rank has nothing to combine: (p - 1)(t_s + t_w m + t_h) + 2 t_r m (p - 2).

@@ -84,6 +84,7 @@
   X(RingTwoWaySchedule)                                                                                   \
   X(ScanDoublingSchedule)                                                                                 \
   X(ScanHypercubeSchedule)                                                                                \
+  X(ScanLinearSchedule)                                                                                   \
   X(ScanRingSchedule)                                                                                     \
   X(ScatterLinearSchedule)                                                                                \
   X(ScatterPipelineSchedule)                                                                              \
