@@ -17,6 +17,7 @@
 #include <collectives/schedule/verify.hpp>
 #include <collectives/topology/grid.hpp>
 
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <set>
@@ -375,6 +376,50 @@ TEST_CASE("pmpi: the adapter names every algorithm once and picks ones that fit"
   // The dimensional alltoall needs two dimensions: not on a ring or a fully connected network.
   CHECK_FALSE(A::fits(Coll::alltoall, A::index_of(Coll::alltoall, "dimensional"), six, Problem{}));
   CHECK(A::fits(Coll::alltoall, A::index_of(Coll::alltoall, "dimensional"), ShimTopology(Mesh<>{2, 3}), Problem{}));
+}
+
+
+TEST_CASE("pmpi: docs/pmpi.md lists each collective's algorithms as its list does", "[pmpi][algorithms]")
+{
+  // A row: | `NAME`[, `NAME`] | MPI calls | `alg` (note), `alg`, ... |. The names are the
+  // list's, in its order; a note in parentheses may follow a name.
+  std::ifstream doc(COLLECTIVES_PMPI_DOC);
+  REQUIRE(doc.good());
+  const auto ticked = [](const std::string& cell) {
+    std::vector<std::string> out;
+    int depth = 0;
+    for (std::size_t i = 0; i < cell.size(); ++i) {
+      if (cell[i] == '(') ++depth;
+      if (cell[i] == ')') --depth;
+      if (cell[i] != '`' || depth != 0) continue;
+      const std::size_t end = cell.find('`', i + 1);
+      if (end == std::string::npos) break;
+      out.push_back(cell.substr(i + 1, end - i - 1));
+      i = end;
+    }
+    return out;
+  };
+  std::set<std::string> seen;
+  for (std::string line; std::getline(doc, line);) {
+    if (line.rfind("| `", 0) != 0) continue;
+    std::vector<std::string> cells;
+    for (std::size_t at = 1, bar; (bar = line.find('|', at)) != std::string::npos; at = bar + 1)
+      cells.push_back(line.substr(at, bar - at));
+    if (cells.size() != 3) continue;
+    for (const std::string& upper : ticked(cells[0])) {
+      for (std::size_t i = 0; i < pmpi::num_colls; ++i) {
+        const Coll c = static_cast<Coll>(i);
+        std::string name(pmpi::coll_name(c));
+        for (char& ch : name) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+        if (name != upper) continue;
+        INFO(name);
+        const auto names = pmpi::algorithms::names(c);
+        CHECK(ticked(cells[2]) == std::vector<std::string>(names.begin(), names.end()));
+        seen.insert(name);
+      }
+    }
+  }
+  CHECK(seen.size() == pmpi::num_colls);
 }
 
 } // namespace
