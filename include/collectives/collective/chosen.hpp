@@ -13,6 +13,7 @@
 
 #include <collectives/algorithm/algorithm.hpp>
 #include <collectives/cost/model.hpp>
+#include <collectives/cost/policy.hpp>
 #include <collectives/cost/schedule_cost.hpp>
 #include <collectives/cost/select.hpp>
 #include <collectives/execution/executor.hpp>
@@ -41,11 +42,15 @@ inline constexpr bool compiled_choice_topology = COLLECTIVES_LIBRARY_WALK_TOPOLO
 #define COLLECTIVES_DETAIL_DECLARE_CHOICE(...)                                                            \
   std::size_t compiled_select(Collective c, const __VA_ARGS__& topo, const CostModel& model,              \
                               const Problem& problem, std::uint64_t allowed);                             \
+  std::size_t compiled_pick(SelectionPolicy& policy, Collective c, const __VA_ARGS__& topo,               \
+                            const Problem& problem, std::uint64_t allowed);                               \
   const ErasedSchedule& compiled_schedule(Collective c, std::size_t index, const __VA_ARGS__& topo,       \
                                          const Problem& problem, BuiltSchedule& kept);
 /// compiled_select: the index, in algorithms<c>, of the cheapest algorithm whose bit is set
 /// in `allowed` and that fits `topo` and `problem` (select_among<false>: the same
-/// estimates, ties to the earlier). compiled_schedule: that algorithm's schedule, the one
+/// estimates, ties to the earlier). compiled_pick: the pick `policy` remembers for the
+/// call, else compiled_select's under its model, remembered (the policy's look-up and
+/// bookkeeping compiled once too, not at every default call). compiled_schedule: that algorithm's schedule, the one
 /// `kept` holds when it was built for the same call, else built into it. Defined in the
 /// compiled library (collective/impl/chosen.ipp).
 COLLECTIVES_LIBRARY_WALK_TOPOLOGIES(COLLECTIVES_DETAIL_DECLARE_CHOICE)

@@ -38,8 +38,7 @@ void run_algorithm(Comm& comm, Alg alg, const Problem& problem, Run&& run)
     using W = typename Mask::W;
     static_assert(Mask::allowed != 0, "collectives: no algorithm of this collective fits the communicator's topology");
     // (The pick is an index into algorithms<C>, remembered per problem like the header path's.)
-    const std::size_t index = comm.policy().pick(
-      C, problem, [&] { return compiled_select(C, W(comm.topology()), comm.cost_model(), problem, Mask::allowed); });
+    const std::size_t index = compiled_pick(comm.policy(), C, W(comm.topology()), problem, Mask::allowed);
     require(index < Mask::size && ((Mask::allowed >> index) & 1) != 0,
             "collectives::visit_algorithm: no candidate at that index");
     run(ChosenAlgorithm<C, W>(index, comm.context().built_schedule(C)));

@@ -134,6 +134,12 @@ decltype(auto) with_collective(Collective c, F&& f, std::index_sequence<I...>)
       c, [&](auto k) { return compiled_select_of<decltype(k)::value>(topo, model, problem, allowed); },   \
       std::make_index_sequence<all_collectives.size()>{});                                                 \
   }                                                                                                        \
+  std::size_t compiled_pick(SelectionPolicy& policy, Collective c, const __VA_ARGS__& topo,                \
+                            const Problem& problem, std::uint64_t allowed)                                 \
+  {                                                                                                        \
+    return policy.pick(c, problem,                                                                         \
+                       [&] { return compiled_select(c, topo, policy.model(), problem, allowed); });        \
+  }                                                                                                        \
   const ErasedSchedule& compiled_schedule(Collective c, std::size_t index, const __VA_ARGS__& topo,        \
                                          const Problem& problem, BuiltSchedule& kept)                      \
   {                                                                                                        \
