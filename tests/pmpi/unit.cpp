@@ -10,6 +10,8 @@
 #include "topology.hpp"
 #include "topology_choice.hpp"
 
+#include "../support/markdown.hpp"
+
 #include <collectives/algorithm/allgather.hpp>
 #include <collectives/algorithm/alltoall.hpp>
 #include <collectives/algorithm/reduce_scatter.hpp>
@@ -385,28 +387,12 @@ TEST_CASE("pmpi: docs/pmpi.md lists each collective's algorithms as its list doe
   // list's, in its order; a note in parentheses may follow a name.
   std::ifstream doc(COLLECTIVES_PMPI_DOC);
   REQUIRE(doc.good());
-  const auto ticked = [](const std::string& cell) {
-    std::vector<std::string> out;
-    int depth = 0;
-    for (std::size_t i = 0; i < cell.size(); ++i) {
-      if (cell[i] == '(') ++depth;
-      if (cell[i] == ')') --depth;
-      if (cell[i] != '`' || depth != 0) continue;
-      const std::size_t end = cell.find('`', i + 1);
-      if (end == std::string::npos) break;
-      out.push_back(cell.substr(i + 1, end - i - 1));
-      i = end;
-    }
-    return out;
-  };
   std::set<std::string> seen;
   for (std::string line; std::getline(doc, line);) {
     if (line.rfind("| `", 0) != 0) continue;
-    std::vector<std::string> cells;
-    for (std::size_t at = 1, bar; (bar = line.find('|', at)) != std::string::npos; at = bar + 1)
-      cells.push_back(line.substr(at, bar - at));
+    const std::vector<std::string> cells = collectives::testing::table_cells(line);
     if (cells.size() != 3) continue;
-    for (const std::string& upper : ticked(cells[0])) {
+    for (const std::string& upper : collectives::testing::ticked_names(cells[0])) {
       for (std::size_t i = 0; i < pmpi::num_colls; ++i) {
         const Coll c = static_cast<Coll>(i);
         std::string name(pmpi::coll_name(c));
@@ -414,7 +400,7 @@ TEST_CASE("pmpi: docs/pmpi.md lists each collective's algorithms as its list doe
         if (name != upper) continue;
         INFO(name);
         const auto names = pmpi::algorithms::names(c);
-        CHECK(ticked(cells[2]) == std::vector<std::string>(names.begin(), names.end()));
+        CHECK(collectives::testing::ticked_names(cells[2]) == std::vector<std::string>(names.begin(), names.end()));
         seen.insert(name);
       }
     }

@@ -11,6 +11,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "../support/markdown.hpp"
+
 #include <collectives/algorithm/operators.hpp>
 #include <collectives/collective/allreduce.hpp>
 #include <collectives/collective/alltoall.hpp>
@@ -26,6 +28,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <fstream>
 #include <set>
 #include <span>
 #include <stdexcept>
@@ -314,6 +317,36 @@ TEST_CASE("registry: every collective's list", "[registry]")
     });
   });
   CHECK(collectives == all_collectives.size());
+}
+
+TEST_CASE("registry: README's table of algorithms lists each collective's list, in its order", "[registry][docs]")
+{
+  // The table under "## Algorithms": | `collective`[, `collective`] | `alg` (note), ... |.
+  // A cell's names are its backticked words outside parentheses (a note may name other
+  // things in backticks); they must be the list's, in its order.
+  std::ifstream readme(COLLECTIVES_README);
+  REQUIRE(readme.good());
+  std::set<Collective> seen;
+  bool in_section = false;
+  for (std::string line; std::getline(readme, line);) {
+    if (line.rfind("## ", 0) == 0 || line.rfind("### ", 0) == 0) {
+      in_section = line == "## Algorithms";
+      continue;
+    }
+    if (!in_section || line.rfind("| `", 0) != 0) continue;
+    const std::vector<std::string> cells = testing::table_cells(line);
+    REQUIRE(cells.size() == 2);
+    for (const std::string& name : testing::ticked_names(cells[0]))
+      for_each_collective([&](auto c) {
+        constexpr Collective C = decltype(c)::value;
+        if (collective_name(C) != name) return;
+        INFO("README's row of " << name << ": " << cells[1]);
+        constexpr auto names = algorithm_names<C>();
+        CHECK(testing::ticked_names(cells[1]) == std::vector<std::string>(names.begin(), names.end()));
+        seen.insert(C);
+      });
+  }
+  CHECK(seen.size() == all_collectives.size());
 }
 
 TEST_CASE("registry: fits, unfit_reason and fitting_algorithms follow the needs", "[registry]")
