@@ -13,7 +13,7 @@ ranks leave early.
 
   mpirun --oversubscribe -n 8 mpi_collectives --scale 0.3 --no-threads > run1.txt   # (x3)
   python3 benchmarks/picks_offline.py --tool build/release/tools/collectives-cost \\
-      --model "--ts 1e-6 --tw 1e-9 --tr 5e-10 --half-duplex --crossbar --lanes 2 --tsync 10e-6" \\
+      --model "--ts 1e-6 --tw 1e-9 --tr 5e-10 --half-duplex --crossbar --lanes 2 --tsync 16e-6 --tfresh 5e-10" \\
       run1.txt run2.txt run3.txt
 
 The model above is the MPI endpoint's at 8 ranks on 2 cores (transport/impl/mpi.ipp,

@@ -154,12 +154,12 @@ TEST_CASE("mpi::Endpoint's cost model describes the machine and is the same on e
     mpi::Endpoint ep;
     const CostModel m = ep.cost_model();
     // Every rank must pick the same default algorithms: compare every field with rank 0's.
-    double mine[8] = {m.t_s,       m.t_w, m.t_h, m.t_r, static_cast<double>(m.lanes), m.half_duplex ? 1.0 : 0.0,
-                      m.t_sync, m.crossbar ? 1.0 : 0.0};
-    double root[8] = {};
-    std::copy(mine, mine + 8, root);
-    MPI_Bcast(root, 8, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    for (int i = 0; i < 8; ++i) CHECK(mine[i] == root[i]);
+    double mine[9] = {m.t_s,       m.t_w, m.t_h, m.t_r, static_cast<double>(m.lanes), m.half_duplex ? 1.0 : 0.0,
+                      m.t_sync, m.crossbar ? 1.0 : 0.0, m.t_fresh};
+    double root[9] = {};
+    std::copy(mine, mine + 9, root);
+    MPI_Bcast(root, 9, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    for (int i = 0; i < 9; ++i) CHECK(mine[i] == root[i]);
 
     // What this node looks like, worked out here the same way.
     MPI_Comm node = MPI_COMM_NULL;
@@ -178,10 +178,12 @@ TEST_CASE("mpi::Endpoint's cost model describes the machine and is the same on e
       CHECK(m.lanes >= 1);
       CHECK(m.lanes < p);
       CHECK(m.lanes == static_cast<std::size_t>(static_cast<double>(p) * cores / local));
-      CHECK(m.t_sync == Approx(2.5 * m.t_s * static_cast<double>(local) / cores));
+      CHECK(m.t_sync == Approx(4 * m.t_s * static_cast<double>(local) / cores));
+      CHECK(m.t_fresh == Approx(0.5 * m.t_w)); // written data goes to memory between turns
     } else {
       CHECK(m.lanes == 0);
       CHECK(m.t_sync == 0);
+      CHECK(m.t_fresh == 0);
     }
     CHECK(m.t_w == default_cost_model.t_w);
     CHECK_NOTHROW(m.validated());

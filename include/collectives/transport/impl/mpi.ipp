@@ -49,10 +49,16 @@ COLLECTIVES_DECL CostModel machine_model(MPI_Comm comm, std::size_t rank, std::s
   if (per_core > 1) {
     // Each core runs per_core ranks: p / per_core of them at once. Open MPI's waiting ranks
     // poll (yielding), so every step waits for a round of the core's ranks, each turn
-    // about 2.5 t_s (a switch between processes, a poll, a yield). Fitted offline
-    // (benchmarks/picks_offline.py) to mpi_collectives at 4, 6 and 8 ranks on 2 cores.
+    // about 4 t_s (a switch between processes, a poll, a yield). And a word a rank wrote
+    // during the call and then sends (a tree's partial sums, what a ring forwards) costs
+    // half a word's time more than one sent from the input: the core's other ranks run
+    // between the write and the send, so it goes to memory and back. Fitted offline
+    // (benchmarks/picks_offline.py) to mpi_collectives at 4, 6 and 8 ranks on 2 cores,
+    // with every algorithm of the lists (the linear ones included), and checked on runs
+    // the fit had not seen (docs/performance-history.md, forty-second session).
     m.lanes = std::max<std::size_t>(1, static_cast<std::size_t>(static_cast<double>(size) / per_core));
-    m.t_sync = 2.5 * m.t_s * per_core;
+    m.t_sync = 4 * m.t_s * per_core;
+    m.t_fresh = 0.5 * m.t_w;
   }
   // One node: shared memory, which any rank reaches directly.
   m.half_duplex = m.crossbar = worst[1] == 0;
