@@ -50,9 +50,9 @@ inline constexpr bool compiled_choice_topology = COLLECTIVES_LIBRARY_WALK_TOPOLO
 /// in `allowed` and that fits `topo` and `problem` (select_among<false>: the same
 /// estimates, ties to the earlier). compiled_pick: the pick `policy` remembers for the
 /// call, else compiled_select's under its model, remembered (the policy's look-up and
-/// bookkeeping compiled once too, not at every default call). compiled_schedule: that algorithm's schedule, the one
-/// `kept` holds when it was built for the same call, else built into it. Defined in the
-/// compiled library (collective/impl/chosen.ipp).
+/// bookkeeping compiled once too, not at every default call). compiled_schedule: that
+/// algorithm's schedule, the one `kept` holds when it was built for the same call, else
+/// built into it. Defined in the compiled library (collective/impl/chosen.ipp).
 COLLECTIVES_LIBRARY_WALK_TOPOLOGIES(COLLECTIVES_DETAIL_DECLARE_CHOICE)
 #undef COLLECTIVES_DETAIL_DECLARE_CHOICE
 inline constexpr bool compiled_choices = true;
