@@ -20,6 +20,12 @@
 // then one MPI_Testsome poll after another (against MPI_Isend and MPI_Wait: Open MPI's
 // tests begin with a full fence, which waits for the send's write to leave the core); and
 // the root of Open MPI's broadcast and of the library's default one (the sends need p >= 2).
+// A third table times one message at a time (each call's sender is the last call's
+// receiver, so a call is a message's latency; back to back, N calls): at p = 2, MPI_Send
+// received by MPI_Recv, by MPI_Irecv and MPI_Wait, by MPI_Irecv and MPI_Test polls (the
+// transport's way for one request: a long wait can look for stale messages) and by
+// MPI_Irecv and MPI_Testsome polls (its way for several); then Open MPI's
+// broadcast and the library's default one with the root moving on by one rank each call.
 // The exchange rows need an even number of ranks (left out otherwise). Before the rounds,
 // one call of the library's broadcast, all-reduce and all-to-all is checked against Open
 // MPI's (and the hand loop checks every message's size). Exit status: 0, 1 if a result was
@@ -160,18 +166,61 @@ int main(int argc, char** argv)
     alltoall(comm, std::span<const double>(out), std::span<double>(in));
     wrong |= want != in;
 
-    for (std::size_t r = 0; r < rounds; ++r)
-      for (Row& row : rows) {
-        for (int i = 0; i < 1000; ++i) row.call();
-        MPI_Barrier(MPI_COMM_WORLD);
-        const auto t0 = std::chrono::steady_clock::now();
-        for (std::size_t i = 0; i < calls; ++i) row.call();
-        const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
-                         static_cast<double>(calls) * 1e9;
-        double slowest = 0;
-        MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        row.best = std::min(row.best, slowest);
-      }
+    const auto back_to_back = [&](std::vector<Row>& table) {
+      for (std::size_t r = 0; r < rounds; ++r)
+        for (Row& row : table) {
+          for (int i = 0; i < 1000; ++i) row.call();
+          MPI_Barrier(MPI_COMM_WORLD);
+          const auto t0 = std::chrono::steady_clock::now();
+          for (std::size_t i = 0; i < calls; ++i) row.call();
+          const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
+                           static_cast<double>(calls) * 1e9;
+          double slowest = 0;
+          MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+          row.best = std::min(row.best, slowest);
+        }
+    };
+    back_to_back(rows);
+
+    // One message at a time: each call's sender is the previous call's receiver, so a
+    // call is one message's latency (where back-to-back broadcasts let the root run ahead).
+    // How a lone receive waits (the transport polls, so that a long wait can look for stale
+    // messages: with MPI_Test when one request is left, else MPI_Testsome) against a
+    // blocking MPI_Recv; then broadcasts whose root moves on by one rank a call.
+    std::vector<Row> chain_rows;
+    if (p == 2) {
+      const auto message_row = [&](const char* name, auto receive, int against) {
+        chain_rows.push_back({name, [&, receive, turn = std::size_t{0}]() mutable {
+                                if (turn++ % 2 == me) MPI_Send(out.data(), count, MPI_BYTE, peer, 3, native);
+                                else receive();
+                              },
+                              against});
+      };
+      message_row("message: MPI_Send, MPI_Recv",
+                  [&] { MPI_Recv(in.data(), count, MPI_BYTE, peer, 3, native, MPI_STATUS_IGNORE); }, -1);
+      message_row("message: MPI_Send, MPI_Irecv and MPI_Wait", [&] {
+        MPI_Request q;
+        MPI_Irecv(in.data(), count, MPI_BYTE, peer, 3, native, &q);
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+      }, 0);
+      message_row("message: MPI_Send, MPI_Irecv and MPI_Test polls", [&] {
+        MPI_Request q;
+        MPI_Irecv(in.data(), count, MPI_BYTE, peer, 3, native, &q);
+        for (int done = 0; done == 0;) MPI_Test(&q, &done, MPI_STATUS_IGNORE);
+      }, 0);
+      message_row("message: MPI_Send, MPI_Irecv and MPI_Testsome polls", [&] {
+        MPI_Request q;
+        MPI_Irecv(in.data(), count, MPI_BYTE, peer, 3, native, &q);
+        for (int done = 0, idx = 0; done == 0;) MPI_Testsome(1, &q, &done, &idx, MPI_STATUSES_IGNORE);
+      }, 0);
+    }
+    chain_rows.push_back({"broadcast, the next root each call: Open MPI", [&, root = std::size_t{0}]() mutable {
+                            MPI_Bcast(in.data(), count_n, MPI_DOUBLE, static_cast<int>(root++ % p), MPI_COMM_WORLD);
+                          }});
+    chain_rows.push_back({"broadcast, the next root each call: library default",
+                          [&, root = std::size_t{0}]() mutable { broadcast(comm, result, root++ % p); },
+                          static_cast<int>(chain_rows.size()) - 1});
+    back_to_back(chain_rows);
     // A send on its own: rank 0's time, each call followed by an untimed barrier.
     std::vector<Row> root_rows;
     const auto recv_on_1 = [&] {
@@ -232,6 +281,10 @@ int main(int argc, char** argv)
         }
       };
       print_table(rows);
+      std::printf("\nOne message at a time, %zu bytes: each call's sender is the last call's receiver (a call is one\n"
+                  "message's latency), best of %zu rounds of %zu calls (slowest rank)\n\n",
+                  bytes, rounds, calls);
+      print_table(chain_rows);
       std::printf("\nA send on its own, rank 0 to rank 1 (MPI_Recv), %zu bytes: rank 0's mean call, an untimed\n"
                   "barrier after each, best of %zu rounds of %zu calls\n\n",
                   bytes, rounds, osu_calls);

@@ -11,8 +11,9 @@
 //    datatype) or described by an MPI_Type_create_hindexed datatype over absolute
 //    addresses (large messages: MPI reads/writes the pieces in place);
 //  - every step: MPI_Irecv for every receive, then MPI_Isend for every send, then
-//    MPI_Testsome until all have completed (polling, not blocking, so that a wait can look
-//    for stale messages and keep the watchdog; MPI_Sendrecv is the same underneath); once
+//    MPI_Testsome until all have completed, MPI_Test once one is left (polling, not
+//    blocking, so that a wait can look for stale messages and keep the watchdog;
+//    MPI_Sendrecv is the same underneath); once
 //    only sends are left and there is no watchdog, MPI_Wait (nothing to look for, and no
 //    fence, which Open MPI's MPI_Test* begin with); a step of one send in one piece and
 //    nothing to receive, without a watchdog, is one MPI_Send, which returns when they would;
@@ -396,8 +397,9 @@ private:
 
   void post_and_wait(std::size_t first_send);
 
-  /// Polls req[0 .. n) (the first nrecv receives) with MPI_Testsome until all complete:
-  /// done(i, status, code) checks request i as it completes. While waiting it looks for
+  /// Polls req[0 .. n) (the first nrecv receives) with MPI_Testsome until all complete
+  /// (with MPI_Test once one is left): done(i, status, code) checks request i as it
+  /// completes. While waiting it looks for
   /// stale messages from peer(i) of each pending receive and, past the timeout, ends the
   /// job through the watchdog, once records() has made chunks_ and requests_ say what is
   /// pending. Once only sends are left and there is no watchdog, it waits for them with
