@@ -10,18 +10,15 @@
 #include <collectives/topology.hpp>
 #include <collectives/transport/concepts.hpp>
 
+#include "fake_endpoint.hpp"
+
 #include <cstddef>
 #include <span>
 #include <vector>
 
 using Topo = collectives::Ring<4>;
 
-/// A minimal endpoint: the compile-time check needs only the types.
-struct FakeEndpoint {
-  std::size_t rank() const { return 0; }
-  std::size_t size() const { return Topo::static_size; }
-  void exchange(std::span<const collectives::SendRequest>, std::span<const collectives::RecvRequest>) {}
-};
+using FakeEndpoint = collectives::testing::FakeEndpoint<Topo::static_size>;
 
 void allreduce_ring(FakeEndpoint& ep, std::vector<double>& buf)
 {

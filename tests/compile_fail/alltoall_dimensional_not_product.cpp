@@ -10,6 +10,8 @@
 #include <collectives/topology.hpp>
 #include <collectives/transport/concepts.hpp>
 
+#include "fake_endpoint.hpp"
+
 #include <cstddef>
 #include <span>
 #include <vector>
@@ -20,12 +22,7 @@ using Topo = collectives::FullyConnected<8>;
 using Topo = collectives::Mesh<2, 4>;
 #endif
 
-/// A minimal endpoint: the compile-time check needs only the types.
-struct FakeEndpoint {
-  std::size_t rank() const { return 0; }
-  std::size_t size() const { return 8; }
-  void exchange(std::span<const collectives::SendRequest>, std::span<const collectives::RecvRequest>) {}
-};
+using FakeEndpoint = collectives::testing::FakeEndpoint<8>;
 
 void exchange(FakeEndpoint& ep, const std::vector<int>& send, std::vector<int>& recv)
 {

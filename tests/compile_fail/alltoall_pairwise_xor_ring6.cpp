@@ -7,6 +7,8 @@
 // Torus<6>). The twin, Ring<8>, compiles (so does the check in tests/unit/registry.cpp).
 #include <collectives/collectives.hpp>
 
+#include "fake_endpoint.hpp"
+
 #include <cstddef>
 #include <span>
 #include <vector>
@@ -17,12 +19,7 @@ using Topo = collectives::Ring<6>;
 using Topo = collectives::Ring<8>;
 #endif
 
-/// A minimal endpoint: the compile-time check needs only the types.
-struct FakeEndpoint {
-  std::size_t rank() const { return 0; }
-  std::size_t size() const { return Topo::static_size; }
-  void exchange(std::span<const collectives::SendRequest>, std::span<const collectives::RecvRequest>) {}
-};
+using FakeEndpoint = collectives::testing::FakeEndpoint<Topo::static_size>;
 
 void exchange(FakeEndpoint& ep, const std::vector<int>& send, std::vector<int>& recv)
 {

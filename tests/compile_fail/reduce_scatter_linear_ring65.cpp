@@ -6,6 +6,8 @@
 // the failed requirement (ranks_within_limit). The twin, Ring<64>, compiles.
 #include <collectives/collectives.hpp>
 
+#include "fake_endpoint.hpp"
+
 #include <cstddef>
 #include <functional>
 #include <span>
@@ -17,12 +19,7 @@ using Topo = collectives::Ring<65>;
 using Topo = collectives::Ring<64>;
 #endif
 
-/// A minimal endpoint: the compile-time check needs only the types.
-struct FakeEndpoint {
-  std::size_t rank() const { return 0; }
-  std::size_t size() const { return Topo::static_size; }
-  void exchange(std::span<const collectives::SendRequest>, std::span<const collectives::RecvRequest>) {}
-};
+using FakeEndpoint = collectives::testing::FakeEndpoint<Topo::static_size>;
 
 void reduce_blocks(FakeEndpoint& ep, const std::vector<int>& send, std::vector<int>& recv)
 {
