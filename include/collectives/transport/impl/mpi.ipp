@@ -495,6 +495,17 @@ COLLECTIVES_DECL void Endpoint::exchange_one(const SendRequest* send, const Recv
     return;
   }
   try {
+    // The send first, then the receive, both before the first poll: in a chain of
+    // exchanges the peer's next message waits for this one, so the time MPI_Irecv takes is
+    // on the path only if it comes first. Nothing is matched out of order (MPI matches a
+    // receive to what arrives whenever it is posted), and Open MPI takes arrivals in its
+    // progress loop, which the polls run after the receive is posted. Three interleaved pairs
+    // of mpi_overhead runs, 8 bytes at p = 2: the exchange 0.96-0.98x the same calls by hand
+    // (receive first) before, 0.84-0.91x after; the default all-reduce 1.18-1.25x Open MPI's
+    // before, 1.06-1.07x after; the barrier 1.08-1.14x and 0.97-1.03x.
+    if (send != nullptr)
+      detail::check(MPI_Isend(send_buf, send_bytes, MPI_BYTE, static_cast<int>(send->peer), tag_, comm_, &req[nrecv]),
+                    "MPI_Isend", rank_);
     if (recv != nullptr) {
       void* buf = nullptr;
       if (!recv->pieces.empty()) {
@@ -505,9 +516,6 @@ COLLECTIVES_DECL void Endpoint::exchange_one(const SendRequest* send, const Recv
                               comm_, &req[0]),
                     "MPI_Irecv", rank_);
     }
-    if (send != nullptr)
-      detail::check(MPI_Isend(send_buf, send_bytes, MPI_BYTE, static_cast<int>(send->peer), tag_, comm_, &req[nrecv]),
-                    "MPI_Isend", rank_);
     wait_all(n, nrecv, req, index, status,
              [&](std::size_t i, MPI_Status& st, int code) {
                if (i >= nrecv) {
@@ -553,7 +561,8 @@ COLLECTIVES_DECL void Endpoint::post_and_wait(std::size_t first_send)
   statuses_.resize(n);
   indices_.resize(n);
   try {
-    // Receives first, so no message arrives unexpected.
+    // Receives first, so no message arrives unexpected (a lone exchange, exchange_one,
+    // posts its send first: there the receive's own time is on the path).
     for (std::size_t i = 0; i < first_send; ++i) {
       const Chunk& c = chunks_[i];
       detail::check(MPI_Irecv(c.buf, c.count, c.type, static_cast<int>(c.peer), tag_, comm_, &requests_[i]),
