@@ -26,6 +26,7 @@
 
 #include <collectives/algorithm/operators.hpp>
 #include <collectives/detail/config.hpp>
+#include <collectives/detail/vector_isa.hpp>
 #include <collectives/execution/layout.hpp>
 #include <collectives/execution/schedule_ref.hpp>
 #include <collectives/schedule/pattern.hpp>
@@ -105,6 +106,34 @@ void combine_elements3(T* __restrict out, const T* __restrict a, const T* __rest
   for (; i < n; ++i) out[i] = op(a[i], b[i]);
 }
 
+#if COLLECTIVES_DETAIL_AVX2_DISPATCH
+/// combine_elements and combine_elements3 compiled for AVX2 (detail/vector_isa.hpp).
+template <bool Left, class T, class Op>
+COLLECTIVES_DETAIL_AVX2_FUNCTION void combine_elements_avx2(T* __restrict dst, const T* __restrict src, std::size_t n,
+                                                            const Op& op)
+{
+  combine_elements<Left>(dst, src, n, op);
+}
+template <class T, class Op>
+COLLECTIVES_DETAIL_AVX2_FUNCTION void combine_elements3_avx2(T* __restrict out, const T* __restrict a,
+                                                             const T* __restrict b, std::size_t n, const Op& op)
+{
+  combine_elements3(out, a, b, n, op);
+}
+#endif
+
+/// dst[i] = src[i] op dst[i] (Left) or dst[i] op src[i], with the widest vectors the CPU
+/// runs (detail/vector_isa.hpp) from one block on (below it the loop is the element loop,
+/// inlined here: the call to the AVX2 copy cost about 1.7 ns at one element).
+template <bool Left, class T, class Op>
+void combine_elements_dispatched(T* __restrict dst, const T* __restrict src, std::size_t n, const Op& op)
+{
+#if COLLECTIVES_DETAIL_AVX2_DISPATCH
+  if (n >= combine_block<T> && combines_with_avx2()) return combine_elements_avx2<Left>(dst, src, n, op);
+#endif
+  combine_elements<Left>(dst, src, n, op);
+}
+
 /// dst[i] = src[i] op dst[i] (left) or dst[i] op src[i] (right). With an element-wise
 /// operator, one loop per mode, so each vectorises; with an array operator
 /// (array_operator: op.apply(in, inout, n) sets inout[i] = in[i] op inout[i], MPI's
@@ -134,9 +163,9 @@ void combine_kernel(const void* op_ptr, std::byte* dst_bytes, const std::byte* s
       std::memcpy(static_cast<void*>(dst + i), tmp, k * sizeof(T));
     }
   } else if (how == Combine::left) {
-    combine_elements<true>(dst, src, n, op);
+    combine_elements_dispatched<true>(dst, src, n, op);
   } else {
-    combine_elements<false>(dst, src, n, op);
+    combine_elements_dispatched<false>(dst, src, n, op);
   }
 }
 
@@ -155,6 +184,9 @@ void combine3_kernel(const void* op_ptr, std::byte* out_bytes, const std::byte* 
     std::memcpy(static_cast<void*>(out), b, n * sizeof(T));
     op.apply(a, out, n);
   } else {
+#if COLLECTIVES_DETAIL_AVX2_DISPATCH
+    if (n >= combine_block<T> && combines_with_avx2()) return combine_elements3_avx2(out, a, b, n, op);
+#endif
     combine_elements3(out, a, b, n, op);
   }
 }
