@@ -3,8 +3,10 @@
 // (detail/config.hpp): include this header in exactly one source file of the program, or
 // link the CMake target collectives::compiled, which is that file. It holds the threads
 // transport, the error texts, calibrate()'s clock and fitting, the executor core (every
-// transport's: it reaches the endpoint through detail::EndpointRef), and the visits of the
-// library's schedules and the run-time estimate's walks (cost/compiled_once.hpp). The
+// transport's: it reaches the endpoint through detail::EndpointRef), the visits of the
+// library's schedules and the run-time estimate's walks (cost/compiled_once.hpp), and the
+// combine kernels of the common element types and operators (COLLECTIVES_LIBRARY_KERNELS,
+// execution/executor.hpp). The
 // templates over the caller's types stay in the headers, and the MPI transport's part is
 // separate_compilation_mpi.hpp, so that this one needs no MPI.
 //
@@ -33,7 +35,8 @@
 #include <collectives/collective/impl/chosen.ipp>
 
 // Every library schedule's visit and the walks on the library's dynamic topologies,
-// compiled here once (cost/compiled_once.hpp declares them).
+// compiled here once (cost/compiled_once.hpp declares them), and the common kernels
+// (execution/executor.hpp declares them).
 #define COLLECTIVES_DETAIL_DEFINE_VISIT(...)                                                              \
   template void detail::visit_thunk<__VA_ARGS__>(const void*, std::size_t, std::size_t, StepOps&);
 #define COLLECTIVES_DETAIL_DEFINE_WALK(...)                                                               \
@@ -41,10 +44,16 @@
     const detail::WalkScheduleRef<__VA_ARGS__>&, const __VA_ARGS__&, const CostModel&, double, double);  \
   template CostReport detail::estimate_by_classes_at_run_time<__VA_ARGS__>(                               \
     const detail::WalkScheduleRef<__VA_ARGS__>&, const __VA_ARGS__&, const CostModel&, double, double);
+#define COLLECTIVES_DETAIL_DEFINE_KERNELS(T, Op)                                                          \
+  template void detail::combine_kernel<T, Op>(const void*, std::byte*, const std::byte*, std::size_t, Combine); \
+  template void detail::combine3_kernel<T, Op>(const void*, std::byte*, const std::byte*, const std::byte*,     \
+                                               std::size_t);
 namespace collectives {
 COLLECTIVES_LIBRARY_SCHEDULES(COLLECTIVES_DETAIL_DEFINE_VISIT)
 COLLECTIVES_LIBRARY_WALK_TOPOLOGIES(COLLECTIVES_DETAIL_DEFINE_WALK)
+COLLECTIVES_LIBRARY_KERNELS(COLLECTIVES_DETAIL_DEFINE_KERNELS)
 } // namespace collectives
+#undef COLLECTIVES_DETAIL_DEFINE_KERNELS
 #undef COLLECTIVES_DETAIL_DEFINE_VISIT
 #undef COLLECTIVES_DETAIL_DEFINE_WALK
 #endif

@@ -74,3 +74,19 @@ std::size_t select_on_every_topology()
   n += select<Collective::broadcast>(Hypercube<>::of_dims(3), default_cost_model, problem).index;
   return n;
 }
+
+/// The combine kernels of the common element types and operators (COLLECTIVES_LIBRARY_KERNELS,
+/// execution/executor.hpp), as make_reducer takes them: compiled once in the compiled mode.
+std::vector<collectives::detail::Reducer> every_library_kernel()
+{
+  using namespace collectives;
+  std::vector<detail::Reducer> out;
+#define COLLECTIVES_TEST_KERNEL(T, Op)                                                                    \
+  {                                                                                                       \
+    static const Op op{};                                                                                 \
+    out.push_back(detail::make_reducer<T>(op));                                                           \
+  }
+  COLLECTIVES_LIBRARY_KERNELS(COLLECTIVES_TEST_KERNEL)
+#undef COLLECTIVES_TEST_KERNEL
+  return out;
+}

@@ -115,3 +115,20 @@ TEST_CASE("reductions: the combine kernels run with AVX2 where the CPU has it, b
     CHECK(std::memcmp(got.data(), want.data(), n * sizeof(double)) == 0);
   }
 }
+
+TEST_CASE("reductions: NoCombine's kernel is b (right and copy copy, left leaves dst)", "[reductions][kernels]")
+{
+  const NoCombine op;
+  const detail::Reducer red = detail::make_reducer<std::int32_t>(op);
+  CHECK(red.fn3 == nullptr); // a call that never combines has no three-operand kernel
+  const std::vector<std::int32_t> src{1, 2, 3, 4, 5}, dst0{9, 8, 7, 6, 5};
+  for (const Combine how : {Combine::left, Combine::right, Combine::copy}) {
+    std::vector<std::int32_t> dst = dst0;
+    red.fn(red.op, reinterpret_cast<std::byte*>(dst.data()), reinterpret_cast<const std::byte*>(src.data()), 4, how);
+    std::vector<std::int32_t> want = dst0;
+    for (std::size_t i = 0; i < 4; ++i)
+      want[i] = how == Combine::left ? op(src[i], dst0[i]) : op(dst0[i], src[i]); // copy: as right
+    INFO("mode " << static_cast<int>(how));
+    CHECK(dst == want);
+  }
+}

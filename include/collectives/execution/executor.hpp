@@ -142,30 +142,36 @@ void combine_elements_dispatched(T* __restrict dst, const T* __restrict src, std
 template <class T, class Op>
 void combine_kernel(const void* op_ptr, std::byte* dst_bytes, const std::byte* src_bytes, std::size_t n, Combine how)
 {
-  const Op& op = *static_cast<const Op*>(op_ptr);
-  T* __restrict dst = reinterpret_cast<T*>(dst_bytes);
-  const T* __restrict src = reinterpret_cast<const T*>(src_bytes);
-  if (how == Combine::copy) {
-    if (n != 0) std::memcpy(dst_bytes, src_bytes, n * sizeof(T));
-  } else if constexpr (array_operator<Op, T>) {
-    if (how == Combine::left) {
-      op.apply(src, dst, n);
-      return;
-    }
-    // dst op src: the array form puts its left operand first and writes its right one.
-    constexpr std::size_t chunk = sizeof(T) >= 4096 ? 1 : 4096 / sizeof(T);
-    alignas(alignof(T) > 64 ? alignof(T) : 64) std::byte buffer[chunk * sizeof(T)];
-    T* tmp = reinterpret_cast<T*>(buffer);
-    for (std::size_t i = 0; i < n; i += chunk) {
-      const std::size_t k = n - i < chunk ? n - i : chunk;
-      std::memcpy(static_cast<void*>(tmp), src + i, k * sizeof(T));
-      op.apply(dst + i, tmp, k);
-      std::memcpy(static_cast<void*>(dst + i), tmp, k * sizeof(T));
-    }
-  } else if (how == Combine::left) {
-    combine_elements_dispatched<true>(dst, src, n, op);
+  if constexpr (std::is_same_v<Op, NoCombine>) {
+    // a op b is b: dst op src copies, src op dst leaves dst. (No element loops, and no AVX2
+    // copies of them, for every T a collective that never combines moves.)
+    if (how != Combine::left && n != 0) std::memcpy(dst_bytes, src_bytes, n * sizeof(T));
   } else {
-    combine_elements_dispatched<false>(dst, src, n, op);
+    const Op& op = *static_cast<const Op*>(op_ptr);
+    T* __restrict dst = reinterpret_cast<T*>(dst_bytes);
+    const T* __restrict src = reinterpret_cast<const T*>(src_bytes);
+    if (how == Combine::copy) {
+      if (n != 0) std::memcpy(dst_bytes, src_bytes, n * sizeof(T));
+    } else if constexpr (array_operator<Op, T>) {
+      if (how == Combine::left) {
+        op.apply(src, dst, n);
+        return;
+      }
+      // dst op src: the array form puts its left operand first and writes its right one.
+      constexpr std::size_t chunk = sizeof(T) >= 4096 ? 1 : 4096 / sizeof(T);
+      alignas(alignof(T) > 64 ? alignof(T) : 64) std::byte buffer[chunk * sizeof(T)];
+      T* tmp = reinterpret_cast<T*>(buffer);
+      for (std::size_t i = 0; i < n; i += chunk) {
+        const std::size_t k = n - i < chunk ? n - i : chunk;
+        std::memcpy(static_cast<void*>(tmp), src + i, k * sizeof(T));
+        op.apply(dst + i, tmp, k);
+        std::memcpy(static_cast<void*>(dst + i), tmp, k * sizeof(T));
+      }
+    } else if (how == Combine::left) {
+      combine_elements_dispatched<true>(dst, src, n, op);
+    } else {
+      combine_elements_dispatched<false>(dst, src, n, op);
+    }
   }
 }
 
@@ -198,6 +204,31 @@ Reducer make_reducer(const Op& op)
   if constexpr (std::is_same_v<Op, NoCombine>) return {&combine_kernel<T, Op>, &op, sizeof(T), nullptr, true};
   else return {&combine_kernel<T, Op>, &op, sizeof(T), &combine3_kernel<T, Op>, concurrent_operator_v<Op>};
 }
+
+/// X(T, Op) for the element types and operators whose kernels the compiled mode
+/// (COLLECTIVES_SEPARATE_COMPILATION) compiles once, in the compiled library
+/// (separate_compilation.hpp): every other translation unit only declares them, instead of
+/// compiling each kernel and its AVX2 copy (detail/vector_isa.hpp) itself. Others are
+/// compiled where they are used, as header-only.
+#define COLLECTIVES_LIBRARY_KERNEL_OPS(X, T)                                                              \
+  X(T, std::plus<>) X(T, std::plus<T>) X(T, std::multiplies<>) X(T, minimum) X(T, maximum)
+#define COLLECTIVES_LIBRARY_KERNELS(X)                                                                    \
+  COLLECTIVES_LIBRARY_KERNEL_OPS(X, double)                                                               \
+  COLLECTIVES_LIBRARY_KERNEL_OPS(X, float)                                                                \
+  COLLECTIVES_LIBRARY_KERNEL_OPS(X, int)                                                                  \
+  COLLECTIVES_LIBRARY_KERNEL_OPS(X, long)                                                                 \
+  COLLECTIVES_LIBRARY_KERNEL_OPS(X, long long)                                                            \
+  COLLECTIVES_LIBRARY_KERNEL_OPS(X, unsigned)                                                             \
+  COLLECTIVES_LIBRARY_KERNEL_OPS(X, unsigned long)
+
+#if defined(COLLECTIVES_SEPARATE_COMPILATION)
+#define COLLECTIVES_DETAIL_EXTERN_KERNELS(T, Op)                                                          \
+  extern template void combine_kernel<T, Op>(const void*, std::byte*, const std::byte*, std::size_t, Combine); \
+  extern template void combine3_kernel<T, Op>(const void*, std::byte*, const std::byte*, const std::byte*,    \
+                                              std::size_t);
+COLLECTIVES_LIBRARY_KERNELS(COLLECTIVES_DETAIL_EXTERN_KERNELS)
+#undef COLLECTIVES_DETAIL_EXTERN_KERNELS
+#endif
 
 /// One buffer of a call: its first byte and its block layout (in elements).
 struct ByteBuffer {
