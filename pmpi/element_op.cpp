@@ -7,6 +7,8 @@
 #include "datatype.hpp"
 #include "values.hpp"
 
+#include <collectives/detail/vector_isa.hpp>
+
 #include <algorithm>
 #include <climits>
 #include <cstddef>
@@ -112,17 +114,46 @@ void store(std::byte* to, const T& r)
   }
 }
 
+// inout[i] = in[i] op inout[i], in blocks of a constant count (two cache lines' worth) and
+// then the rest: g++ 12 at -O2 vectorises only a loop that needs no epilogue (as the
+// library's combine kernels, collectives/execution/executor.hpp).
 template <OpKind K, class T>
-void apply_native(const void* in, void* inout, std::size_t n, const ElementOp&)
+void apply_loop(const void* in, void* inout, std::size_t n)
 {
   const auto* a = static_cast<const std::byte*>(in);
   auto* b = static_cast<std::byte*>(inout);
-  for (std::size_t i = 0; i < n; ++i, a += sizeof(T), b += sizeof(T)) {
+  const auto one = [&](std::size_t i) {
     T x, y; // copied: the buffers need not be aligned for T
-    std::memcpy(static_cast<void*>(&x), a, sizeof(T));
-    std::memcpy(static_cast<void*>(&y), b, sizeof(T));
-    store(b, combine<K, T>(x, y));
+    std::memcpy(static_cast<void*>(&x), a + i * sizeof(T), sizeof(T));
+    std::memcpy(static_cast<void*>(&y), b + i * sizeof(T), sizeof(T));
+    store(b + i * sizeof(T), combine<K, T>(x, y));
+  };
+  constexpr std::size_t block = sizeof(T) >= 64 ? 1 : 128 / sizeof(T);
+  std::size_t i = 0;
+  for (; i + block <= n; i += block) {
+#pragma GCC unroll 16
+    for (std::size_t k = 0; k < block; ++k) one(i + k);
   }
+  for (; i < n; ++i) one(i);
+}
+
+#if COLLECTIVES_DETAIL_AVX2_DISPATCH
+// apply_loop compiled for AVX2 (collectives/detail/vector_isa.hpp).
+template <OpKind K, class T>
+COLLECTIVES_DETAIL_AVX2_FUNCTION void apply_loop_avx2(const void* in, void* inout, std::size_t n)
+{
+  apply_loop<K, T>(in, inout, n);
+}
+#endif
+
+template <OpKind K, class T>
+void apply_native(const void* in, void* inout, std::size_t n, const ElementOp&)
+{
+#if COLLECTIVES_DETAIL_AVX2_DISPATCH
+  // With AVX2 where the CPU has it, from 16 elements on (below, the call costs more).
+  if (n >= 16 && collectives::detail::combines_with_avx2()) return apply_loop_avx2<K, T>(in, inout, n);
+#endif
+  apply_loop<K, T>(in, inout, n);
 }
 
 // Which operators MPI defines on which groups of types (MPI 3.1, 5.9.2).
