@@ -114,9 +114,10 @@ void store(std::byte* to, const T& r)
   }
 }
 
-// inout[i] = in[i] op inout[i], in blocks of a constant count (two cache lines' worth) and
-// then the rest: g++ 12 at -O2 vectorises only a loop that needs no epilogue (as the
-// library's combine kernels, collectives/execution/executor.hpp).
+// inout[i] = in[i] op inout[i], in blocks of combine_block<T> elements and then the rest (as
+// the library's combine kernels: collectives/detail/vector_isa.hpp). Vectorised at -O3, and
+// by clang++ at -O2; g++ 12 at -O2 leaves these element-by-element copies scalar (whole
+// blocks copied through arrays vectorise there, but were 1.2-2.1x slower at -O3).
 template <OpKind K, class T>
 void apply_loop(const void* in, void* inout, std::size_t n)
 {
@@ -128,7 +129,7 @@ void apply_loop(const void* in, void* inout, std::size_t n)
     std::memcpy(static_cast<void*>(&y), b + i * sizeof(T), sizeof(T));
     store(b + i * sizeof(T), combine<K, T>(x, y));
   };
-  constexpr std::size_t block = sizeof(T) >= 64 ? 1 : 128 / sizeof(T);
+  constexpr std::size_t block = collectives::detail::combine_block<T>;
   std::size_t i = 0;
   for (; i + block <= n; i += block) {
 #pragma GCC unroll 16
@@ -150,8 +151,9 @@ template <OpKind K, class T>
 void apply_native(const void* in, void* inout, std::size_t n, const ElementOp&)
 {
 #if COLLECTIVES_DETAIL_AVX2_DISPATCH
-  // With AVX2 where the CPU has it, from 16 elements on (below, the call costs more).
-  if (n >= 16 && collectives::detail::combines_with_avx2()) return apply_loop_avx2<K, T>(in, inout, n);
+  // With AVX2 where the CPU has it, from one block on (as the library's kernels).
+  if (n >= collectives::detail::combine_block<T> && collectives::detail::combines_with_avx2())
+    return apply_loop_avx2<K, T>(in, inout, n);
 #endif
   apply_loop<K, T>(in, inout, n);
 }

@@ -67,15 +67,9 @@ struct Reducer {
   bool concurrent = false;
 };
 
-/// The element loops of the combine kernels, in blocks of a constant count (two cache
-/// lines' worth) and then the rest one by one: g++ 12 at -O2 vectorises only a loop that
-/// needs no run-time checks or epilogue, so the plain loop stayed scalar there (at 256 KiB,
-/// c[i] += b[i] took 2.2x memcpy's time for double and 4.9x for int; blocked, 1.1-1.2x,
-/// as at -O3 and with clang++). The element-wise results are the same either way.
-template <class T>
-inline constexpr std::size_t combine_block = sizeof(T) >= 64 ? 1 : 128 / sizeof(T);
-
-/// dst[i] = src[i] op dst[i] (Left) or dst[i] op src[i].
+/// dst[i] = src[i] op dst[i] (Left) or dst[i] op src[i]: the combine kernels' element loop,
+/// in blocks of combine_block<T> elements and then the rest (detail/vector_isa.hpp: why;
+/// the element-wise results are the same either way).
 template <bool Left, class T, class Op>
 void combine_elements(T* __restrict dst, const T* __restrict src, std::size_t n, const Op& op)
 {

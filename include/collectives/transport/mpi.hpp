@@ -10,7 +10,8 @@
 //    into a staging buffer (small messages: a memcpy per piece costs less than building a
 //    datatype) or described by an MPI_Type_create_hindexed datatype over absolute
 //    addresses (large messages: MPI reads/writes the pieces in place);
-//  - every step: MPI_Irecv for every receive, then MPI_Isend for every send, then
+//  - every step: MPI_Irecv for every receive, then MPI_Isend for every send (a step of one
+//    message each way, one piece each, posts its send first: exchange_one), then
 //    MPI_Testsome until all have completed, MPI_Test once one is left (polling, not
 //    blocking, so that a wait can look for stale messages and keep the watchdog;
 //    MPI_Sendrecv is the same underneath); once
