@@ -661,6 +661,60 @@ TEST_CASE("reductions: reduce and reduce_scatter in place, every algorithm that 
   CHECK(ran > 7);
 }
 
+TEST_CASE("reductions: in place, reduce, reduce_scatter and allreduce copy no contribution", "[reductions][in_place]")
+{
+  // Issue 12: in place, every algorithm runs on the caller's buffer itself
+  // (input_may_alias_output, or an in-place schedule), so the communicator holds no copy of
+  // a contribution (ExecContext::contribution_bytes); out of place with overlapping
+  // buffers, the twin, it does.
+  std::size_t ran = 0;
+  for (std::size_t p : {2, 3, 4, 5, 8}) {
+    const auto [rows, cols] = mesh_shape(p);
+    const Mesh<> topo{rows, cols};
+    for (std::size_t n : {1, 40000}) { // 40000 doubles: the long-message algorithms' range
+      INFO("p = " << p << ", n = " << n);
+      report(run_on(topo, [&](auto& comm) {
+        Failures bad;
+        const std::size_t r = comm.rank();
+        std::vector<double> buf(p * n + 1, 1.0);
+        const auto copied = [&](const std::string& what, auto call) {
+          auto c = comm; // a copy starts with nothing held
+          call(c);
+          if (c.context().contribution_bytes() != 0)
+            bad.push_back(what + " in place copied its contribution at rank " + std::to_string(r));
+        };
+        for (std::size_t root : {std::size_t{0}, p - 1})
+          for_each_fitting_and_default<Collective::reduce, true, true>(topo, Problem{}, [&](auto alg) {
+            if constexpr (!is_default<decltype(alg)>) static_assert(decltype(alg)::input_may_alias_output);
+            copied("reduce (" + name_of(alg) + ")", [&](auto& c) {
+              call_with(reduce, alg, c, std::span<double>(buf).first(n), std::plus<>{}, root);
+            });
+          });
+        for_each_fitting_and_default<Collective::reduce_scatter, true, true>(topo, Problem{}, [&](auto alg) {
+          if constexpr (!is_default<decltype(alg)>) static_assert(decltype(alg)::input_may_alias_output);
+          copied("reduce_scatter (" + name_of(alg) + ")", [&](auto& c) {
+            call_with(reduce_scatter, alg, c, std::span<double>(buf).first(p * n), std::plus<>{});
+          });
+        });
+        for_each_fitting_and_default<Collective::allreduce, true, true>(topo, Problem{}, [&](auto alg) {
+          copied("allreduce (" + name_of(alg) + ")", [&](auto& c) {
+            call_with(allreduce, alg, c, std::span<double>(buf).first(n), std::plus<>{});
+          });
+        });
+        // The twin: overlapping (n > 1), not the same start: the input is copied first.
+        if (n > 1) {
+          auto c = comm;
+          allreduce(c, std::span<const double>(buf).subspan(1, n), std::span<double>(buf).first(n), std::plus<>{});
+          if (c.context().contribution_bytes() == 0) bad.push_back("an overlapping allreduce copied nothing");
+        }
+        return bad;
+      }));
+    }
+    for_each_fitting<Collective::reduce, true, true>(topo, Problem{}, [&](auto) { ++ran; });
+  }
+  CHECK(ran > 20);
+}
+
 TEST_CASE("allreduce: an element type that is not default-constructible, with a custom operator", "[reductions][nodefault]")
 {
   const NoDefaultSum op;

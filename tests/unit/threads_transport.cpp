@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <ctime>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -785,6 +786,39 @@ TEST_CASE("threads: 64 ranks on 2 cores complete many small exchanges", "[thread
     for (std::size_t round = 0; round < 150; ++round) shift_round(ep, 1 + (round * 7) % (p - 1), round, n);
   });
   check_no_errors(notes);
+}
+
+TEST_CASE("threads: a rank that waits long sleeps instead of spinning", "[threads][wait]")
+{
+  // Issue 12: waiting with more ranks than cores must not burn the core a partner needs.
+  // Rank 0 arrives at a barrier 300 ms late; the others wait for it, spinning briefly,
+  // yielding, then blocking: each spends a small part of the wait on its CPU (its thread's
+  // CPU time, not the wall clock). With more ranks than cores and with a core per rank.
+  const std::size_t p = GENERATE(std::size_t{2}, std::size_t{6});
+  INFO("p = " << p);
+  const auto cpu_now = [] {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
+  };
+  constexpr auto late = std::chrono::milliseconds(300);
+  std::vector<std::chrono::nanoseconds> cpu(p), wall(p);
+  threads::Team team{p};
+  team.run([&](threads::Endpoint& ep) {
+    Communicator comm{ep, Ring<>{p}};
+    barrier(comm); // every rank started
+    if (ep.rank() == 0) std::this_thread::sleep_for(late);
+    const auto c0 = cpu_now();
+    const auto w0 = std::chrono::steady_clock::now();
+    barrier(comm);
+    cpu[ep.rank()] = cpu_now() - c0;
+    wall[ep.rank()] = std::chrono::steady_clock::now() - w0;
+  });
+  for (std::size_t r = 1; r < p; ++r) {
+    INFO("rank " << r << ": " << cpu[r].count() / 1000 << " us of CPU in " << wall[r].count() / 1000 << " us");
+    CHECK(wall[r] >= late / 2);      // it did wait
+    CHECK(cpu[r] * 5 < wall[r]);     // asleep for most of it
+  }
 }
 
 TEST_CASE("threads: sleepers fence with membarrier where the kernel offers it", "[threads]")

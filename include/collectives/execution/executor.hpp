@@ -317,6 +317,7 @@ struct Plan {
   std::array<std::vector<std::size_t>, 3> counts, displs;
   std::size_t rank = 0;
   bool combines_on_receive = false;
+  bool combines_into_sends = false;
   bool reduces = false;                       // a Reducer was given
   Reducer kind{};                             // op: not compared (refreshed every call)
   std::byte* staging = nullptr;               // the staging region it was made with
@@ -334,6 +335,7 @@ struct Plan {
   std::vector<MutableBytes> recv_pieces;
   std::vector<std::size_t> send_first, recv_first; // per send / receive, and one past
   std::vector<std::size_t> staged_at;             // per staged receive: its offset in staging
+  std::vector<unsigned char> staged;              // per receive: lands in staging, combined after
   std::vector<SendRequest> send_requests;
   std::vector<RecvRequest> recv_requests;
   std::vector<unsigned char> fused;           // per local op: done on receipt
@@ -347,11 +349,11 @@ struct Plan {
   void each_list(F&& f)
   {
     f(steps), f(sends), f(recvs), f(locals), f(send_pieces), f(recv_pieces), f(send_first), f(recv_first);
-    f(staged_at), f(send_requests), f(recv_requests), f(fused), f(direct), f(fusions), f(fused_combines);
+    f(staged_at), f(staged), f(send_requests), f(recv_requests), f(fused), f(direct), f(fusions), f(fused_combines);
     for (auto& c : counts) f(c);
     for (auto& d : displs) f(d);
   }
-  static constexpr std::size_t lists = 15 + 3 + 3; // the vectors above, counts, displs
+  static constexpr std::size_t lists = 16 + 3 + 3; // the vectors above, counts, displs
 };
 
 /// Plans a communicator keeps (see ExecContext): a loop over this many different calls
@@ -383,6 +385,7 @@ struct EndpointRef {
   void* ep = nullptr;
   std::size_t rank = 0;
   bool combines_on_receive = false; // combines_on_receive_v<E>
+  bool combines_into_sends = false; // combines_into_sends_v<E>
   void (*exchange)(void* ep, std::span<const SendRequest>, std::span<const RecvRequest>, const StepInfo&) = nullptr;
   // null: the endpoint takes no StepWork (the executor runs it after the exchange)
   void (*exchange_work)(void* ep, std::span<const SendRequest>, std::span<const RecvRequest>, const StepInfo&,
@@ -402,6 +405,7 @@ EndpointRef endpoint_ref(E& ep)
   r.ep = std::addressof(ep);
   r.rank = ep.rank();
   r.combines_on_receive = combines_on_receive_v<E>;
+  r.combines_into_sends = combines_into_sends_v<E>;
   r.exchange = [](void* e, std::span<const SendRequest> sends, std::span<const RecvRequest> recvs,
                   const StepInfo& info) { exchange_step(*static_cast<E*>(e), sends, recvs, info); };
   if constexpr (requires(E& e, std::span<const SendRequest> sends, std::span<const RecvRequest> recvs,
@@ -451,6 +455,10 @@ public:
   /// A copy of an in-place call's contribution, for schedules that read their input
   /// while writing the output.
   std::byte* contribution(std::size_t bytes) { return contribution_.get(bytes); }
+  /// Bytes held for such copies: 0 while every in-place call ran on the caller's buffer
+  /// itself, as every reduce, reduce_scatter and allreduce algorithm does (an in-place
+  /// scan, and a call whose input and output overlap without starting together, copy).
+  std::size_t contribution_bytes() const { return contribution_.capacity(); }
   /// Room for n displacements (alltoallv's packed form), kept between calls.
   std::size_t* displacements(std::size_t n)
   {

@@ -15,6 +15,14 @@
 //  - static constexpr bool combines_on_receive = true: the endpoint honours
 //    RecvRequest::combine, combining an incoming message into place straight from the
 //    sender's memory instead of copying it (each byte read once per reduction step);
+//  - static constexpr bool combines_into_sends = true (with combines_on_receive): the
+//    endpoint also takes combining receives into memory its sends of the same exchange
+//    read (an in-place reduction's step), and keeps what each such send delivers as it
+//    was when posted (the threads transport copies the message aside while the send is
+//    open). Without it the executor stages those receives and combines them after the
+//    exchange, so a transport that combines as messages arrive is never handed one;
+//  - CostModel cost_model() const: the model a communicator over the endpoint starts with
+//    (what its default calls select by; the default model otherwise);
 //  - exchange(sends, recvs, const StepInfo&, const StepWork&): the same, and runs the
 //    step's work once before it returns, while it would otherwise wait (a rank that only
 //    sends copies its own block while its receiver takes the message).
@@ -64,7 +72,9 @@ struct SendRequest {
 
 /// One incoming message from rank `peer`, scattered over the pieces in order; combined
 /// into them instead when `combine` is set (only for endpoints that declare
-/// combines_on_receive).
+/// combines_on_receive). A copying receive never lands in memory a send of the same
+/// exchange reads; a combining one may only for endpoints that declare
+/// combines_into_sends.
 struct RecvRequest {
   std::size_t peer = 0;
   std::span<const MutableBytes> pieces;
@@ -110,6 +120,14 @@ concept endpoint = requires(E& e, std::span<const SendRequest> s, std::span<cons
 template <class E>
 inline constexpr bool combines_on_receive_v = [] {
   if constexpr (requires { E::combines_on_receive; }) return bool{E::combines_on_receive};
+  else return false;
+}();
+
+/// True when endpoint E (combining on receipt) also takes combining receives into memory
+/// its sends of the same exchange read.
+template <class E>
+inline constexpr bool combines_into_sends_v = [] {
+  if constexpr (requires { E::combines_into_sends; }) return combines_on_receive_v<E> && bool{E::combines_into_sends};
   else return false;
 }();
 

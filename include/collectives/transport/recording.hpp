@@ -33,6 +33,7 @@ template <endpoint E>
 class RecordingEndpoint {
 public:
   static constexpr bool combines_on_receive = combines_on_receive_v<E>;
+  static constexpr bool combines_into_sends = combines_into_sends_v<E>;
 
   explicit RecordingEndpoint(E& inner) : inner_(&inner) {}
   std::size_t rank() const { return inner_->rank(); }

@@ -155,6 +155,9 @@ class Endpoint {
 public:
   /// This endpoint honours RecvRequest::combine.
   static constexpr bool combines_on_receive = true;
+  /// ... also into memory its open sends read: such a message is copied aside until the
+  /// send has been taken (Team::overlaps_open_send), an eager send's at once.
+  static constexpr bool combines_into_sends = true;
 
   std::size_t rank() const noexcept { return rank_; }
   std::size_t size() const noexcept;

@@ -143,13 +143,14 @@ private:
 
 namespace detail {
 
-/// Empty, or `combines_on_receive` copied from E when E has it.
+/// Empty, or `combines_on_receive` (and `combines_into_sends`) copied from E when E has it.
 template <class E>
 struct CombinesOnReceive {};
 template <class E>
   requires requires { E::combines_on_receive; }
 struct CombinesOnReceive<E> {
   static constexpr bool combines_on_receive = E::combines_on_receive;
+  static constexpr bool combines_into_sends = combines_into_sends_v<E>;
 };
 
 } // namespace detail

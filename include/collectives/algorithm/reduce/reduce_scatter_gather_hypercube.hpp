@@ -17,11 +17,13 @@ namespace collectives {
 
 /// Recursive halving leaves piece r of the reduction on rank r (its output block r), then
 /// the hypercube tree gathers the pieces at the root (virtual id = rank XOR root, so
-/// every message crosses one link for any root). Any operator. p a power of two.
+/// every message crosses one link for any root). Any operator. p a power of two. in_place:
+/// the root's input and output may be the same memory.
 /// Cost: 2 log p (t_s + t_h) + 2 t_w m (p - 1)/p + t_r m.
-constexpr auto reduce_scatter_gather_hypercube_schedule(std::size_t p, std::size_t root, bool commutative)
+constexpr auto reduce_scatter_gather_hypercube_schedule(std::size_t p, std::size_t root, bool commutative,
+                                                        bool in_place = false)
 {
-  return Concat(ReduceScatterHalvingSchedule(p, commutative, ResultSlot::own),
+  return Concat(ReduceScatterHalvingSchedule(p, commutative, ResultSlot::own, in_place),
                 GatherTreeSchedule(p, bits_shape(p), root, true), ReduceOp{p, root, p, commutative});
 }
 
@@ -36,10 +38,12 @@ struct ReduceScatterGatherHypercube : AlgorithmBase<Collective::reduce> {
   /// The vector in p pieces.
   static constexpr std::size_t pieces(std::size_t p) { return p; }
   static constexpr bool output_everywhere = true;
+  /// In place the root's block r is written after the reduce-scatter's last read of it.
+  static constexpr bool input_may_alias_output = true;
   template <topology T>
   static constexpr auto schedule(const T& t, const Problem& pr)
   {
-    return reduce_scatter_gather_hypercube_schedule(t.size(), pr.root, pr.commutative);
+    return reduce_scatter_gather_hypercube_schedule(t.size(), pr.root, pr.commutative, pr.in_place);
   }
 };
 inline constexpr ReduceScatterGatherHypercube reduce_scatter_gather_hypercube{};

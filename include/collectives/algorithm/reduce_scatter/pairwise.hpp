@@ -19,7 +19,8 @@ namespace collectives {
 /// arrival joining on the left; the result is L op xr op R. Any operator, any p.
 /// The last arrival (x(r+1), or x0 at rank p - 1) lands in the result itself and the fold
 /// joins it there, one pass less than landing it in its partial and then copying; in place
-/// (the result is input block 0, which the last step still reads) it goes through scratch.
+/// (the result is input block 0, which the last step still reads, or with ResultSlot::own
+/// the rank's own input block) it goes through scratch.
 /// Scratch: blocks r and p + r (two copies of the vector's block layout).
 /// Cost: (t_s + t_w m)(p - 1) + p - 1 combinations of m elements.
 class ReduceScatterPairwiseSchedule {
@@ -81,7 +82,11 @@ public:
       else v.recv({from, right, from == p - 1 ? Combine::copy : Combine::left});
     }
     if (step + 1 == num_steps()) {
-      if (r > 0) {
+      if (r > 0 && in_place_ && slot_ == ResultSlot::own) {
+        // The result is this rank's own input block: fold it into the left partial first.
+        v.local({own, left, Combine::right});
+        v.local({left, result});
+      } else if (r > 0) {
         v.local({left, result});
         v.local({own, result, Combine::right});
       } else {

@@ -18,7 +18,8 @@ namespace collectives {
 /// combines a contiguous range of ranks, in order), p/2, p/4, ... blocks per step. The last
 /// step's block lands in the result and the partial joins it there (combined on receipt),
 /// instead of landing in the partial, which is then copied out; in place at p = 2 (the
-/// result is input block 0, which that step still sends or folds) it lands in scratch.
+/// result is input block 0, which that step still sends or folds, or with ResultSlot::own
+/// input block r, which it folds) it lands in scratch.
 /// p a power of two. Cost: t_s log p + t_w m (p - 1) (+ combining).
 class ReduceScatterHalvingSchedule {
 public:

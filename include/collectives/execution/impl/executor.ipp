@@ -241,7 +241,8 @@ bool plan_fits(const P& plan, const ScheduleRef& s, const EndpointRef& ep, const
 {
   if (!plan.valid || plan.schedule.visit != s.visit || plan.schedule.steps != s.steps ||
       plan.schedule.scratch_blocks != s.scratch_blocks || plan.schedule.same != s.same ||
-      plan.rank != ep.rank || plan.combines_on_receive != ep.combines_on_receive || plan.reduces != (red != nullptr))
+      plan.rank != ep.rank || plan.combines_on_receive != ep.combines_on_receive ||
+      plan.combines_into_sends != ep.combines_into_sends || plan.reduces != (red != nullptr))
     return false;
   if (red != nullptr && (plan.kind.fn != red->fn || plan.kind.fn3 != red->fn3 || plan.kind.elem != red->elem ||
                          plan.kind.concurrent != red->concurrent))
@@ -289,6 +290,7 @@ void make_plan(P& plan, const ScheduleRef& s, const EndpointRef& ep, const std::
   plan.bufs = bufs;
   plan.rank = ep.rank;
   plan.combines_on_receive = ep.combines_on_receive;
+  plan.combines_into_sends = ep.combines_into_sends;
   plan.reduces = red != nullptr;
   plan.kind = red != nullptr ? *red : Reducer{};
   plan.red = red;
@@ -306,6 +308,7 @@ void make_plan(P& plan, const ScheduleRef& s, const EndpointRef& ep, const std::
   plan.send_first.clear();
   plan.recv_first.clear();
   plan.staged_at.clear();
+  plan.staged.clear();
   plan.fused.clear();
   plan.direct.clear();
   plan.fusions.clear();
@@ -339,7 +342,8 @@ void make_plan(P& plan, const ScheduleRef& s, const EndpointRef& ep, const std::
       append_pieces(view(snd.blocks.buffer), elem, snd.blocks, plan.send_pieces);
     }
     // Combining receives land in staging (from offset 0 in every step) unless the
-    // transport combines on receipt.
+    // transport combines on receipt; one into blocks this step sends (in place) also
+    // unless the transport keeps its open sends intact (combines_into_sends).
     std::size_t staged = 0;
     for (std::size_t i = 0; i < ops.recvs.size(); ++i) {
       const RecvOp& rcv = ops.recvs[i];
@@ -357,7 +361,12 @@ void make_plan(P& plan, const ScheduleRef& s, const EndpointRef& ep, const std::
           plan.fusions[st.recv_first + i] = FusedCombine{&plan.red, loc.combine, dst.data, other.data};
           break;
         }
-      if (rcv.combine == Combine::copy || transport_combines) {
+      bool stage = rcv.combine != Combine::copy && !transport_combines;
+      if (rcv.combine != Combine::copy && transport_combines && !ep.combines_into_sends)
+        for (const SendOp& snd : ops.sends)
+          stage = stage || overlaps(view(rcv.blocks.buffer), rcv.blocks, view(snd.blocks.buffer), snd.blocks, elem);
+      plan.staged.push_back(stage ? 1 : 0);
+      if (!stage) {
         append_pieces(view(rcv.blocks.buffer), elem, rcv.blocks, plan.recv_pieces);
       } else {
         const std::size_t n = pattern_elements(view(rcv.blocks.buffer), rcv.blocks) * elem;
@@ -384,7 +393,7 @@ void make_plan(P& plan, const ScheduleRef& s, const EndpointRef& ep, const std::
   plan.staging = staging_bytes != 0 ? x.staging_.get(staging_bytes) : nullptr;
   // Each staged receive's one piece (none when empty) at its offset in the region.
   for (std::size_t i = 0, c = 0; i < plan.recvs.size(); ++i) {
-    if (plan.recvs[i].combine == Combine::copy || transport_combines) continue;
+    if (plan.staged[i] == 0) continue;
     const std::size_t first = plan.recv_first[i];
     if (plan.recv_first[i + 1] != first) plan.recv_pieces[first].data = plan.staging + plan.staged_at[c];
     ++c;
@@ -401,7 +410,7 @@ void make_plan(P& plan, const ScheduleRef& s, const EndpointRef& ep, const std::
   for (std::size_t i = 0; i < plan.recvs.size(); ++i) {
     const RecvOp& rcv = plan.recvs[i];
     const ReceiveCombine* how = nullptr;
-    if (transport_combines && rcv.combine != Combine::copy)
+    if (transport_combines && rcv.combine != Combine::copy && plan.staged[i] == 0)
       how = &plan.on_receive[rcv.combine == Combine::left ? 0 : 1];
     if (transport_combines && plan.fusions[i].red != nullptr) {
       plan.fused_combines[i] = ReceiveCombine{&fused_on_receive, &plan.fusions[i], grain};
@@ -463,7 +472,7 @@ void run_plan(const P& plan, const EndpointRef& ep, const std::array<ByteBuffer,
         std::size_t c = st.staged_first;
         for (std::size_t i = 0; i < st.recvs; ++i) {
           const RecvOp& rcv = plan.recvs[st.recv_first + i];
-          if (rcv.combine != Combine::copy)
+          if (plan.staged[st.recv_first + i] != 0)
             scatter_into(view(rcv.blocks.buffer), rcv.blocks, plan.staging + plan.staged_at[c++], rcv.combine, red,
                          elem);
         }
