@@ -17,6 +17,8 @@
 #include <thread>
 #include <vector>
 
+#include <sched.h>
+
 using namespace collectives;
 using collectives::mpi_testing::all_ranks;
 using collectives::mpi_testing::or_abort;
@@ -147,6 +149,21 @@ TEST_CASE("mpi::Endpoint works on its own duplicate of the communicator", "[mpi]
   });
 }
 
+namespace {
+
+/// The CPUs any rank of `node` may run on (the union of their affinity masks).
+std::size_t node_cpus(MPI_Comm node)
+{
+  cpu_set_t mine, all;
+  CPU_ZERO(&mine);
+  CPU_ZERO(&all);
+  REQUIRE(sched_getaffinity(0, sizeof mine, &mine) == 0);
+  MPI_Allreduce(&mine, &all, static_cast<int>(sizeof mine), MPI_BYTE, MPI_BOR, node);
+  return static_cast<std::size_t>(CPU_COUNT(&all));
+}
+
+} // namespace
+
 TEST_CASE("mpi::Endpoint's cost model describes the machine and is the same on every rank", "[mpi][transport]")
 {
   const std::size_t p = world_size(), me = world_rank();
@@ -161,13 +178,13 @@ TEST_CASE("mpi::Endpoint's cost model describes the machine and is the same on e
     MPI_Bcast(root, 9, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     for (int i = 0; i < 9; ++i) CHECK(mine[i] == root[i]);
 
-    // What this node looks like, worked out here the same way.
+    // What this node looks like: its ranks, and the CPUs any of them may run on.
     MPI_Comm node = MPI_COMM_NULL;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     int local = 0;
     MPI_Comm_size(node, &local);
+    const auto cores = static_cast<unsigned>(node_cpus(node));
     MPI_Comm_free(&node);
-    const auto cores = std::max(1u, std::thread::hardware_concurrency());
     CAPTURE(p, me, local, cores);
     CHECK(m.half_duplex == (static_cast<std::size_t>(local) == p)); // ctest runs every rank on this machine
     CHECK(m.crossbar == m.half_duplex);                               // shared memory: no links
@@ -197,6 +214,46 @@ TEST_CASE("mpi::Endpoint's cost model describes the machine and is the same on e
     mpi::Endpoint moved(std::move(ep));
     CHECK(moved.cost_model().lanes == m.lanes);
     CHECK(moved.cost_model().t_s == m.t_s);
+  });
+}
+
+TEST_CASE("mpi::Endpoint's cost model counts the CPUs the ranks may run on, not the machine's", "[mpi][transport]")
+{
+  // Every rank of the node narrowed to one CPU (as a cpuset or taskset would leave them):
+  // the node's ranks share one core, so with two or more of them the model is the
+  // oversubscribed one, whatever the machine has.
+  or_abort([&] {
+    MPI_Comm node = MPI_COMM_NULL;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    int local = 0;
+    MPI_Comm_size(node, &local);
+    cpu_set_t before, all;
+    CPU_ZERO(&before);
+    CPU_ZERO(&all);
+    REQUIRE(sched_getaffinity(0, sizeof before, &before) == 0);
+    MPI_Allreduce(&before, &all, static_cast<int>(sizeof before), MPI_BYTE, MPI_BOR, node);
+    int first = 0;
+    while (!CPU_ISSET(first, &all)) ++first; // the node's lowest CPU
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+    REQUIRE(sched_setaffinity(0, sizeof one, &one) == 0);
+    CostModel m;
+    {
+      mpi::Endpoint ep;
+      m = ep.cost_model();
+    }
+    REQUIRE(sched_setaffinity(0, sizeof before, &before) == 0);
+    MPI_Comm_free(&node);
+    const std::size_t p = world_size();
+    CAPTURE(p, local, first);
+    if (local > 1) {
+      CHECK(m.lanes == static_cast<std::size_t>(static_cast<double>(p) / local)); // the node runs one rank at a time
+      CHECK(m.t_sync == Approx(4 * m.t_s * local));
+    } else {
+      CHECK(m.lanes == 0);
+      CHECK(m.t_sync == 0);
+    }
   });
 }
 

@@ -60,6 +60,7 @@ void every_collective(Comm& comm, std::vector<double>& x, std::vector<double>& y
   for (std::size_t root = 0; root < p; ++root) {
     broadcast(comm, y, root);
     reduce(comm, x, y, std::plus<>{}, root);
+    reduce(comm, y, std::plus<>{}, root); // in place
     scatter(comm, x, z, root);
     gather(comm, z, y, root);
   }
@@ -67,6 +68,7 @@ void every_collective(Comm& comm, std::vector<double>& x, std::vector<double>& y
   reduce_scatter(comm, y, std::plus<>{});
   allgather(comm, z, y);
   scan(comm, x, y, std::plus<>{});
+  scan(comm, y, std::plus<>{}); // in place
   exscan(comm, x, y, std::plus<>{});
   alltoallv(comm, x, counts, y, counts);
   shift(comm, x, y, 1);

@@ -23,6 +23,8 @@
 #include <type_traits>
 #include <vector>
 
+#include <sched.h>
+
 #if defined(__linux__) && __has_include(<linux/membarrier.h>)
 #include <linux/membarrier.h>
 #include <sys/syscall.h>
@@ -819,6 +821,30 @@ TEST_CASE("threads: a rank that waits long sleeps instead of spinning", "[thread
     CHECK(wall[r] >= late / 2);      // it did wait
     CHECK(cpu[r] * 5 < wall[r]);     // asleep for most of it
   }
+}
+
+TEST_CASE("threads: a team counts the CPUs its creator may run on, not the machine's", "[threads][cpus]")
+{
+  // Narrowed to one CPU (as a cpuset or taskset would leave it), two ranks share a core:
+  // the team is oversubscribed (eager up to 4 KiB, one lane in its model) whatever the
+  // machine has; with the creator's own CPUs back, as many as it may use.
+  cpu_set_t before;
+  CPU_ZERO(&before);
+  REQUIRE(sched_getaffinity(0, sizeof before, &before) == 0);
+  int first = 0;
+  while (!CPU_ISSET(first, &before)) ++first;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  REQUIRE(sched_setaffinity(0, sizeof one, &one) == 0);
+  const threads::Team narrowed{2};
+  REQUIRE(sched_setaffinity(0, sizeof before, &before) == 0);
+  CHECK(narrowed.eager_bytes() == 4096);
+  CHECK(narrowed.cost_model().lanes == 1);
+  const threads::Team wide{2};
+  const bool two = CPU_COUNT(&before) >= 2;
+  CHECK(wide.eager_bytes() == (two ? 512u : 4096u));
+  CHECK(wide.cost_model().lanes == (two ? 0u : 1u));
 }
 
 TEST_CASE("threads: sleepers fence with membarrier where the kernel offers it", "[threads]")

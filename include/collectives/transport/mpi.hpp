@@ -123,8 +123,9 @@ inline void check(int code, const char* call, std::size_t rank)
 COLLECTIVES_DECL bool is_truncation(int code);
 
 /// The cost model of the machine under `comm` (collective: every rank calls it). Each
-/// rank counts the ranks on its node (MPI_Comm_split_type) and the cores it may run on;
-/// one MPI_Allreduce makes the worst node's figures everybody's, so every rank returns
+/// rank counts the ranks on its node (MPI_Comm_split_type) and the cores they may run on
+/// (the union of their affinity masks, one MPI_Allreduce on the node); one MPI_Allreduce
+/// makes the worst node's figures everybody's, so every rank returns
 /// the same model. PMPI_ entry points: the PMPI shim builds endpoints inside intercepted
 /// collectives.
 COLLECTIVES_DECL CostModel machine_model(MPI_Comm comm, std::size_t rank, std::size_t size);

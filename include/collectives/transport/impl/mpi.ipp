@@ -3,6 +3,7 @@
 // header, or compiled once with COLLECTIVES_SEPARATE_COMPILATION
 // (collectives/separate_compilation_mpi.hpp, the library collectives::compiled_mpi).
 
+#include <collectives/detail/cpus.hpp>
 #include <collectives/transport/mpi.hpp>
 
 namespace collectives::mpi {
@@ -35,11 +36,18 @@ COLLECTIVES_DECL CostModel machine_model(MPI_Comm comm, std::size_t rank, std::s
 {
   MPI_Comm node = MPI_COMM_NULL;
   check(PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type", rank);
+  // The node's cores: those any of its ranks may run on (the union of their affinity masks:
+  // a rank bound to one core still shares the node's others; a cpuset or a batch job's
+  // share leaves out the rest of the machine).
   int local = 1;
-  const int rc = PMPI_Comm_size(node, &local);
+  const ::collectives::detail::CpuMask mask = ::collectives::detail::allowed_cpus();
+  ::collectives::detail::CpuMask all{};
+  int rc = PMPI_Comm_size(node, &local);
+  if (rc == MPI_SUCCESS)
+    rc = PMPI_Allreduce(mask.data(), all.data(), static_cast<int>(mask.size()), MPI_UINT64_T, MPI_BOR, node);
   PMPI_Comm_free(&node);
-  check(rc, "MPI_Comm_size", rank);
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  check(rc, "MPI_Comm_size and MPI_Allreduce on the node", rank);
+  const std::size_t cores = ::collectives::detail::cpu_count(all);
   // {ranks per core on this node, whether some rank is not on this node}: the max of each.
   double mine[2] = {static_cast<double>(local) / cores, static_cast<std::size_t>(local) == size ? 0.0 : 1.0};
   double worst[2] = {0, 0};

@@ -3,6 +3,7 @@
 // by that header, or compiled once with COLLECTIVES_SEPARATE_COMPILATION
 // (collectives/separate_compilation.hpp).
 
+#include <collectives/detail/cpus.hpp>
 #include <collectives/transport/threads.hpp>
 
 #if defined(__linux__)
@@ -63,10 +64,12 @@ COLLECTIVES_DECL Team::Team(std::size_t p, Options options) : p_(p)
 {
   if (p == 0) throw std::invalid_argument("collectives::threads::Team: the team needs at least one rank");
   // With more ranks than cores, a spinning rank holds the core the rank it waits for
-  // needs: poll only briefly before blocking.
-  const unsigned cores = std::thread::hardware_concurrency();
-  cores_ = cores != 0 ? cores : 1;
-  oversubscribed_ = cores != 0 && p > cores;
+  // needs: poll only briefly before blocking. The cores: those the creating thread may run
+  // on (its affinity mask: taskset, a cpuset, a batch job's share), which the ranks'
+  // threads inherit, not every core of the machine.
+  const std::size_t cores = detail::cpu_count(detail::allowed_cpus());
+  cores_ = static_cast<unsigned>(cores);
+  oversubscribed_ = p > cores;
   eager_ = options.eager_bytes != 0 ? options.eager_bytes : oversubscribed_ ? 4096 : 512;
   // An eager message, a wrap before it and the next entry's word fit an empty ring.
   const std::size_t least = 2 * (round64(eager_) + header_bytes) + 64;
