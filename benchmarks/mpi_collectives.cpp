@@ -934,7 +934,20 @@ int run_all(int argc, char** argv)
   run.threads.ncpus = usable_cpus();
 #endif
   run.threads.median = run.args.median;
-  if (run.me == 0 && run.args.threads) run.threads.team = std::make_unique<threads::Team>(run.p);
+  if (run.me == 0 && run.args.threads) {
+    // A team counts the CPUs its creator may run on: create it on all of them (mpirun
+    // bound this rank to one), as its threads will run (pinned one per CPU below).
+#if defined(__linux__)
+    cpu_set_t bound;
+    CPU_ZERO(&bound);
+    (void)sched_getaffinity(0, sizeof bound, &bound);
+    (void)sched_setaffinity(0, sizeof run.threads.cpus, &run.threads.cpus);
+    run.threads.team = std::make_unique<threads::Team>(run.p);
+    (void)sched_setaffinity(0, sizeof bound, &bound);
+#else
+    run.threads.team = std::make_unique<threads::Team>(run.p);
+#endif
+  }
 
   if (run.me == 0) {
     std::printf("# collectives over MPI vs Open MPI's own, p = %zu ranks on %zu CPUs, load average %s\n", run.p,
