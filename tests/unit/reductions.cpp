@@ -661,7 +661,7 @@ TEST_CASE("reductions: reduce and reduce_scatter in place, every algorithm that 
   CHECK(ran > 7);
 }
 
-TEST_CASE("reductions: in place, reduce, reduce_scatter and allreduce copy no contribution", "[reductions][in_place]")
+TEST_CASE("reductions: in place, reduce, reduce_scatter, allreduce and scan copy no contribution", "[reductions][in_place]")
 {
   // Issue 12: in place, every algorithm runs on the caller's buffer itself
   // (input_may_alias_output, or an in-place schedule), so the communicator holds no copy of
@@ -699,6 +699,13 @@ TEST_CASE("reductions: in place, reduce, reduce_scatter and allreduce copy no co
         for_each_fitting_and_default<Collective::allreduce, true, true>(topo, Problem{}, [&](auto alg) {
           copied("allreduce (" + name_of(alg) + ")", [&](auto& c) {
             call_with(allreduce, alg, c, std::span<double>(buf).first(n), std::plus<>{});
+          });
+        });
+        for_each_fitting_and_default<Collective::scan, true, true>(topo, Problem{}, [&](auto alg) {
+          if constexpr (!is_default<decltype(alg)>) static_assert(decltype(alg)::input_may_alias_output);
+          copied("scan (" + name_of(alg) + ")", [&](auto& c) {
+            call_with(scan, alg, c, std::span<double>(buf).first(n), std::plus<>{});
+            call_with(exscan, alg, c, std::span<double>(buf).first(n), std::plus<>{});
           });
         });
         // The twin: overlapping (n > 1), not the same start: the input is copied first.

@@ -24,7 +24,9 @@ void run_scan(Comm& comm, const T* in, T* out, std::size_t n, std::size_t n_out,
   const Problem problem{.m = comm.words(n * sizeof(T)), .commutative = c, .in_place = InPlace, .exclusive = Exclusive};
   const BlockLayout whole = BlockLayout::uniform(n);
   run_algorithm<Collective::scan, c, InPlace>(comm, alg, problem, [&](auto a) {
-    const T* input = input_for(a, comm, in, n, out, n_out);
+    // In place the algorithms run on the buffer itself (input_may_alias_output); out of
+    // place, overlapping buffers are staged.
+    const T* input = InPlace ? input_for(a, comm, in, n, out, n_out) : unaliased_input(comm, in, n, out, n_out);
     execute_call(a, comm, a.schedule(comm.topology(), problem), input, whole, out, whole, whole, op);
   });
 }
@@ -60,8 +62,8 @@ struct scan_fn_base {
     using T = std::ranges::range_value_t<Buf>;
     check_reduction_operator<Op, T>();
     const std::size_t n = std::ranges::size(buf);
-    // The schedules send the contribution after the prefix has been written, so they run
-    // on a copy of it (input_for).
+    // Every algorithm reads the contribution before it writes the prefix, so it runs on the
+    // buffer itself (input_for: input_may_alias_output).
     T* data = std::ranges::data(buf);
     run_scan<Exclusive, true>(comm, data, data, n, n, op, alg);
   }

@@ -456,8 +456,8 @@ public:
   /// while writing the output.
   std::byte* contribution(std::size_t bytes) { return contribution_.get(bytes); }
   /// Bytes held for such copies: 0 while every in-place call ran on the caller's buffer
-  /// itself, as every reduce, reduce_scatter and allreduce algorithm does (an in-place
-  /// scan, and a call whose input and output overlap without starting together, copy).
+  /// itself, as every reduce, reduce_scatter, allreduce and scan algorithm that runs in
+  /// place does (a call whose input and output overlap without starting together copies).
   std::size_t contribution_bytes() const { return contribution_.capacity(); }
   /// Room for n displacements (alltoallv's packed form), kept between calls.
   std::size_t* displacements(std::size_t n)
@@ -478,7 +478,7 @@ public:
   }
   /// The schedule kept for collective c's default calls in the compiled mode (detail: used
   /// by the collectives; collective/chosen.hpp). The first such call makes room for every
-  /// collective's (about 13 KB); a copy of the context starts without them.
+  /// collective's (about 14 KB); a copy of the context starts without them.
   template <class Later = int>
   detail::BuiltSchedule& built_schedule(Collective c)
   {

@@ -123,11 +123,11 @@ struct Options {
   /// 64 KiB was 2-4x slower at 16-64 KiB.
   std::size_t eager_bytes = 0;
   /// Bytes of each channel's ring (rounded up to a power of two, so that a position's
-  /// place in the ring is a mask, not a division; at least 2 (eager_bytes + 64) + 64, so
-  /// an eager message always fits an empty ring). 0: default, that least size rounded up:
+  /// place in the ring is a mask, not a division; at least 2 (eager_bytes rounded up to 64,
+  /// + 64) + 64, so an eager message always fits an empty ring). 0: default, that least size rounded up:
   /// with the default eager limits, 2 KiB per channel with a core per rank and 16 KiB with
   /// more ranks than cores, allocated on a channel's first message (a team of p ranks holds
-  /// at most p (p - 1) of them: 16 KiB each is 1 MiB at p = 8, 16 MiB at p = 32).
+  /// at most p (p - 1) of them: 16 KiB each is about 0.9 MiB at p = 8, 15.5 MiB at p = 32).
   std::size_t channel_bytes = 0;
   /// Polls of a waiting rank before it yields its CPU (a pause between polls). 0: default
   /// (1024 when the team has at most as many ranks as cores, else 32).

@@ -18,11 +18,13 @@ namespace collectives {
 /// add the partner's total to the own one (lower ranks left) and, when the partner is
 /// lower, to the result (in the last step only that: the totals are not used again, so
 /// only the lower rank of each pair sends).
-/// p a power of two. Cost: (t_s + t_w m) log p.
+/// p a power of two. in_place: the input and the output may be the same memory (at p = 2
+/// the upper rank's prefix then waits in scratch, its input being its output).
+/// Cost: (t_s + t_w m) log p.
 class ScanHypercubeSchedule {
 public:
-  constexpr ScanHypercubeSchedule(std::size_t p, bool exclusive, bool commutative = false)
-    : p_(p), exclusive_(exclusive), commutative_(commutative)
+  constexpr ScanHypercubeSchedule(std::size_t p, bool exclusive, bool commutative = false, bool in_place = false)
+    : p_(p), exclusive_(exclusive), commutative_(commutative), in_place_(in_place)
   {
     detail::require_power_of_two_ranks(p_, "collectives::scan(hypercube)");
   }
@@ -66,6 +68,10 @@ public:
       // joins it on the right, in the same pass).
       if (partner > r) {
         v.send({partner, step == 0 ? scan_in : scan_total});
+      } else if (step == 0 && !exclusive_ && in_place_) {
+        v.recv({partner, scan_msg});
+        v.local({scan_in, scan_out});
+        v.local({scan_msg, scan_out, Combine::left});
       } else if (step == 0 && !exclusive_) {
         v.recv({partner, scan_out});
         v.local({scan_in, scan_out, Combine::right});
@@ -92,6 +98,7 @@ private:
   std::size_t p_;
   bool exclusive_;
   bool commutative_;
+  bool in_place_;
 };
 
 namespace scan_algorithm {
@@ -99,10 +106,12 @@ namespace scan_algorithm {
 struct Hypercube : AlgorithmBase<Collective::scan> {
   static constexpr const char* name = "hypercube";
   static constexpr Needs needs{.power_of_two = true};
+  /// In place the input is read before the output is written (ScanHypercubeSchedule).
+  static constexpr bool input_may_alias_output = true;
   template <topology T>
   static constexpr auto schedule(const T& t, const Problem& pr)
   {
-    return ScanHypercubeSchedule(t.size(), pr.exclusive, pr.commutative);
+    return ScanHypercubeSchedule(t.size(), pr.exclusive, pr.commutative, pr.in_place);
   }
 };
 inline constexpr Hypercube hypercube{};

@@ -82,6 +82,9 @@ namespace scan_algorithm {
 /// Every contribution to rank 0, every prefix back from it: two steps; any p and operator.
 struct Linear : AlgorithmBase<Collective::scan> {
   static constexpr const char* name = "linear";
+  /// In place: every rank reads its input in step 0 and its result lands in step 1 (rank 0
+  /// copies its own onto itself, inclusive, or leaves it, exclusive).
+  static constexpr bool input_may_alias_output = true;
   template <topology T>
   static constexpr auto schedule(const T& t, const Problem& pr)
   {

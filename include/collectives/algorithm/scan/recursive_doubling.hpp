@@ -17,13 +17,16 @@ namespace collectives {
 /// Recursive doubling for any p (Hillis–Steele): in step k rank r sends its partial, which
 /// covers ranks r - 2^k + 1 .. r, to r + 2^k. ceil(log2 p) steps.
 /// Cost: (t_s + t_w m) ceil(log p).
+/// in_place: the input and the output may be the same memory (the first prefix then
+/// arrives in scratch, not in the output, which still holds the input).
 class ScanDoublingSchedule {
 public:
-  constexpr ScanDoublingSchedule(std::size_t p, bool exclusive, bool commutative = false)
-    : p_(p), exclusive_(exclusive), commutative_(commutative) {}
+  constexpr ScanDoublingSchedule(std::size_t p, bool exclusive, bool commutative = false, bool in_place = false)
+    : p_(p), exclusive_(exclusive), commutative_(commutative), in_place_(in_place) {}
   constexpr std::size_t size() const { return p_; }
   constexpr std::size_t num_steps() const { return size() > 1 ? detail::ceil_log2(size()) : 1; }
-  constexpr std::size_t scratch_blocks() const { return exclusive_ ? 2 : 0; } // scan_total, scan_msg
+  /// scan_total (exclusive), scan_msg (exclusive or in place)
+  constexpr std::size_t scratch_blocks() const { return exclusive_ || in_place_ ? 2 : 0; }
   constexpr ScanOp operation() const { return {size(), exclusive_, commutative_}; }
   /// Ranks below p - 2^k send to rank + 2^k and ranks from 2^k receive (and fold): three
   /// runs of ranks, each doing its first rank's step translated (rank + r).
@@ -69,7 +72,12 @@ public:
       if (step == 0 && keeps) v.local({scan_in, scan_total});
       if (r + dist < p) v.send({r + dist, step == 0 ? scan_in : scan_total});
       if (r < dist) return;
-      if (step == 0) {
+      if (step == 0 && in_place_) {
+        // The input (the output) is copied to the partial above before the prefix replaces it.
+        v.recv({r - 1, scan_msg});
+        v.local({scan_msg, scan_out});
+        if (keeps) v.local({scan_msg, scan_total, Combine::left});
+      } else if (step == 0) {
         v.recv({r - 1, scan_out});
         if (keeps) v.local({scan_out, scan_total, Combine::left});
       } else if (keeps) {
@@ -86,7 +94,12 @@ public:
       // where the transport can (a rank that also sends its partial this step has it
       // copied aside first). At step 0 the prefix lands in the output and the input joins
       // it on the right: one pass over each byte instead of a copy and a combine.
-      if (step == 0) {
+      if (step == 0 && in_place_) {
+        if (r + dist < p) v.send({r + dist, scan_in});
+        v.recv({r - dist, scan_msg});
+        v.local({scan_in, scan_out});
+        v.local({scan_msg, scan_out, Combine::left});
+      } else if (step == 0) {
         if (r + dist < p) v.send({r + dist, scan_in});
         v.recv({r - dist, scan_out});
         v.local({scan_in, scan_out, Combine::right});
@@ -113,16 +126,19 @@ private:
   std::size_t p_;
   bool exclusive_;
   bool commutative_;
+  bool in_place_;
 };
 
 namespace scan_algorithm {
 /// Recursive doubling (Hillis-Steele), ceil(log2 p) steps; any p.
 struct RecursiveDoubling : AlgorithmBase<Collective::scan> {
   static constexpr const char* name = "recursive_doubling";
+  /// In place the input is read before the output is written (ScanDoublingSchedule).
+  static constexpr bool input_may_alias_output = true;
   template <topology T>
   static constexpr auto schedule(const T& t, const Problem& pr)
   {
-    return ScanDoublingSchedule(t.size(), pr.exclusive, pr.commutative);
+    return ScanDoublingSchedule(t.size(), pr.exclusive, pr.commutative, pr.in_place);
   }
 };
 inline constexpr RecursiveDoubling recursive_doubling{};

@@ -14,13 +14,16 @@ namespace collectives {
 
 /// Pipeline along the ring: in step s rank s hands its inclusive prefix to rank s + 1.
 /// Any p. Cost: (t_s + t_w m)(p - 1).
+/// in_place: the input and the output may be the same memory (the prefix then arrives in
+/// scratch, not in the output, which still holds the input).
 class ScanRingSchedule {
 public:
-  constexpr ScanRingSchedule(std::size_t p, bool exclusive, bool commutative = false)
-    : p_(p), exclusive_(exclusive), commutative_(commutative) {}
+  constexpr ScanRingSchedule(std::size_t p, bool exclusive, bool commutative = false, bool in_place = false)
+    : p_(p), exclusive_(exclusive), commutative_(commutative), in_place_(in_place) {}
   constexpr std::size_t size() const { return p_; }
   constexpr std::size_t num_steps() const { return size() > 1 ? size() - 1 : 1; }
-  constexpr std::size_t scratch_blocks() const { return exclusive_ ? 1 : 0; } // scan_total
+  /// scan_total (exclusive), scan_msg (in place)
+  constexpr std::size_t scratch_blocks() const { return in_place_ ? 2 : exclusive_ ? 1 : 0; }
   constexpr ScanOp operation() const { return {size(), exclusive_, commutative_}; }
   /// Step s involves ranks s and s + 1 only.
   constexpr Symmetry symmetry(std::size_t step) const
@@ -39,7 +42,18 @@ public:
     if (r == 0 && step == 0 && !exclusive_) v.local({scan_in, scan_out});
     if (p == 1) return;
     if (step == r && r + 1 < p) v.send({r + 1, r == 0 ? scan_in : inclusive});
-    if (step + 1 == r) {
+    if (step + 1 == r && in_place_ && (!exclusive_ || r + 1 < p)) {
+      // The prefix waits in scratch while the input (the output) is read.
+      v.recv({r - 1, scan_msg});
+      if (exclusive_) {
+        v.local({scan_in, scan_total});
+        v.local({scan_msg, scan_out});
+        v.local({scan_msg, scan_total, Combine::left});
+      } else {
+        v.local({scan_in, scan_out});
+        v.local({scan_msg, scan_out, Combine::left});
+      }
+    } else if (step + 1 == r) {
       if (exclusive_) {
         v.recv({r - 1, scan_out});
         if (r + 1 < p) {
@@ -61,16 +75,19 @@ private:
   std::size_t p_;
   bool exclusive_;
   bool commutative_;
+  bool in_place_;
 };
 
 namespace scan_algorithm {
 /// Pipeline along the ring, p - 1 steps; any p.
 struct Ring : AlgorithmBase<Collective::scan> {
   static constexpr const char* name = "ring";
+  /// In place the input is read before the output is written (ScanRingSchedule).
+  static constexpr bool input_may_alias_output = true;
   template <topology T>
   static constexpr auto schedule(const T& t, const Problem& pr)
   {
-    return ScanRingSchedule(t.size(), pr.exclusive, pr.commutative);
+    return ScanRingSchedule(t.size(), pr.exclusive, pr.commutative, pr.in_place);
   }
 };
 inline constexpr Ring ring{};

@@ -188,8 +188,9 @@ inline void copy_local(const LocalOp& loc, const ByteBuffer& from, const ByteBuf
 {
   for (std::size_t i = 0; i < loc.from.count; ++i) {
     const std::size_t n = from.layout.length(loc.from[i]) * elem;
-    if (n != 0)
-      std::memmove(to.data + to.layout.offset(loc.to[i]) * elem, from.data + from.layout.offset(loc.from[i]) * elem, n);
+    std::byte* dst = to.data + to.layout.offset(loc.to[i]) * elem;
+    const std::byte* src = from.data + from.layout.offset(loc.from[i]) * elem;
+    if (n != 0 && dst != src) std::memmove(dst, src, n); // in place: the copy of a block onto itself is none
   }
 }
 
