@@ -4,7 +4,6 @@
 // system does not say, every CPU std::thread::hardware_concurrency() counts. The
 // transports decide from it whether their ranks outnumber the cores they share.
 
-#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstddef>
@@ -20,7 +19,8 @@ namespace collectives::detail {
 /// A set of CPUs: bit c % 64 of word c / 64 is CPU c (1024 CPUs, glibc's CPU_SETSIZE).
 using CpuMask = std::array<std::uint64_t, 16>;
 
-/// The CPUs the calling thread may run on.
+/// The CPUs the calling thread may run on (a team counts them when it is constructed; its
+/// threads, started by run(), inherit the mask of the thread that calls it).
 inline CpuMask allowed_cpus()
 {
   CpuMask mask{};
@@ -33,7 +33,10 @@ inline CpuMask allowed_cpus()
     return mask;
   }
 #endif
-  const std::size_t n = std::max(1u, std::thread::hardware_concurrency());
+  // Not known at all: as many as the mask holds, so that nothing is taken for
+  // oversubscribed on a guess.
+  const std::size_t known = std::thread::hardware_concurrency();
+  const std::size_t n = known != 0 ? known : 64 * mask.size();
   for (std::size_t c = 0; c < n && c < 64 * mask.size(); ++c) mask[c / 64] |= std::uint64_t{1} << (c % 64);
   return mask;
 }

@@ -187,7 +187,9 @@ private:
 };
 
 /// p threads, each running the same function with its own Endpoint.
-/// collective: run() returns when every rank's function has returned.
+/// collective: run() returns when every rank's function has returned. "More ranks than
+/// cores" (the defaults below) counts the CPUs the constructing thread may run on (its
+/// affinity mask on Linux), which the ranks' threads inherit from the thread calling run().
 class Team {
 public:
   /// A team of p >= 1 ranks.
