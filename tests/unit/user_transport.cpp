@@ -251,3 +251,63 @@ TEST_CASE("user transport: combines_into_sends hands the endpoint the receives i
   STATIC_REQUIRE_FALSE(combines_into_sends_v<LazyEndpoint<false>>);
   STATIC_REQUIRE(combines_into_sends_v<threads::Endpoint>);
 }
+
+TEST_CASE("user transport: every collective's default and every algorithm over a lazy transport", "[user_transport]")
+{
+  // A user's transport as simple as it gets runs the library's algorithms: every
+  // collective, the default and every algorithm that fits a ring (the reductions above),
+  // against the serial reference, p = 1..6, blocks of 0, 1 and 5 doubles, every root.
+  std::size_t ran = 0;
+  for (std::size_t p = 1; p <= 6; ++p) {
+    const Ring<> topo{p};
+    for (std::size_t m : {0, 1, 5}) {
+      INFO("p = " << p << ", m = " << m);
+      const auto bad = run_lazy<false>(topo, [&](auto& comm, std::vector<std::string>& out) {
+        const std::size_t r = comm.rank();
+        const auto note = [&](bool ok, const std::string& what, auto alg) {
+          if (!ok) out.push_back(what + " (" + name_of(alg) + ") at rank " + std::to_string(r));
+        };
+        const auto all = gathered<double>(p, m);
+        for (std::size_t root = 0; root < p; ++root) {
+          for_each_fitting_and_default<Collective::broadcast>(topo, Problem{.root = root}, [&](auto alg) {
+            auto buf = r == root ? values<double>(root, m) : std::vector<double>(m, -1.0);
+            call_with(broadcast, alg, comm, buf, root);
+            note(buf == values<double>(root, m), "broadcast from " + std::to_string(root), alg);
+          });
+          for_each_fitting_and_default<Collective::scatter>(topo, Problem{.root = root}, [&](auto alg) {
+            std::vector<double> got(m, -1.0);
+            call_with(scatter, alg, comm, r == root ? all : std::vector<double>(p * m), got, root);
+            note(got == values<double>(r, m), "scatter from " + std::to_string(root), alg);
+          });
+          for_each_fitting_and_default<Collective::gather>(topo, Problem{.root = root}, [&](auto alg) {
+            std::vector<double> got(p * m, -1.0);
+            call_with(gather, alg, comm, values<double>(r, m), got, root);
+            if (r == root) note(got == all, "gather to " + std::to_string(root), alg);
+          });
+        }
+        for_each_fitting_and_default<Collective::allgather>(topo, Problem{}, [&](auto alg) {
+          std::vector<double> got(p * m, -1.0);
+          call_with(allgather, alg, comm, values<double>(r, m), got);
+          note(got == all, "allgather", alg);
+        });
+        for_each_fitting_and_default<Collective::alltoall>(topo, Problem{}, [&](auto alg) {
+          std::vector<double> got(p * m, -1.0);
+          call_with(alltoall, alg, comm, alltoall_input<double>(p, m, r), got);
+          note(got == alltoall_reference<double>(p, m, r), "alltoall", alg);
+        });
+        for (std::ptrdiff_t q : {std::ptrdiff_t{1}, std::ptrdiff_t{-2}}) {
+          std::vector<double> got(m, -1.0);
+          shift(comm, values<double>(r, m), got, q);
+          const std::size_t from = (r + p - static_cast<std::size_t>((q % static_cast<std::ptrdiff_t>(p) + static_cast<std::ptrdiff_t>(p)) % static_cast<std::ptrdiff_t>(p))) % p;
+          note(got == values<double>(from, m), "shift by " + std::to_string(q), automatic);
+        }
+        barrier(comm);
+        reductions_in_place(comm, m, out);
+      });
+      for (const auto& b : bad) FAIL_CHECK(b);
+      CHECK(bad.empty());
+      ++ran;
+    }
+  }
+  CHECK(ran == 18);
+}
