@@ -3,9 +3,9 @@
 // give on the same input, and the serial left fold x0 op x1 op ... op x(p-1): for every
 // algorithm (and the default) on every topology it fits at this rank count, sizes 0, 1, 7
 // and 10000, for sum/max/min on double, int and long and for a non-commutative operator
-// (2x2 matrix products, an MPI_Op created with commute = 0). In place too: allreduce with
-// every algorithm (its in-place schedules differ), the others with the default (their
-// in-place form copies and calls the out-of-place one). reduce tries roots first, middle
+// (2x2 matrix products, an MPI_Op created with commute = 0). In place too, with every
+// algorithm, against MPI_IN_PLACE (each runs on the caller's buffer; on this transport the
+// executor stages the combining receives, where threads combine on receipt). reduce tries roots first, middle
 // and last with the sum of doubles and the matrix product, the middle root with the others.
 
 #include <catch2/catch.hpp>
@@ -165,12 +165,6 @@ void check_every_case(const char* collective, Body&& body)
 template <class Topo>
 using Comm = Communicator<mpi::Endpoint, Topo>;
 
-/// Whether to check the in-place form of reduce, reduce_scatter, scan and exscan with Alg:
-/// with every algorithm, each on the caller's buffer itself (on this transport the executor
-/// stages the combining receives, where threads combine on receipt).
-template <class Alg>
-inline constexpr bool checks_in_place = true;
-
 // ---------------------------------------------------------------------------------------
 // reduce
 // ---------------------------------------------------------------------------------------
@@ -188,16 +182,15 @@ bool reduce_matches_mpi(mpi::Endpoint& ep, const Red& red, const Topo& topo, std
   or_abort([&] {
     Comm<Topo> comm{ep, topo};
     call_with(reduce, alg, comm, send, got, red.op, root);
-    if constexpr (checks_in_place<Alg>) call_with(reduce, alg, comm, in_place, red.op, root);
+    call_with(reduce, alg, comm, in_place, red.op, root);
   });
   const int count = static_cast<int>(n), r = static_cast<int>(root);
   MPI_Reduce(send.data(), want.data(), count, red.type, red.mpi_op, r, MPI_COMM_WORLD);
-  if constexpr (checks_in_place<Alg>)
-    MPI_Reduce(me == root ? MPI_IN_PLACE : in_place_want.data(), in_place_want.data(), count, red.type, red.mpi_op, r,
+  MPI_Reduce(me == root ? MPI_IN_PLACE : in_place_want.data(), in_place_want.data(), count, red.type, red.mpi_op, r,
                MPI_COMM_WORLD);
   if (me != root) return got == std::vector<T>(n, poison<T>()) && in_place == send;
   const auto fold = red.fold(p - 1, n);
-  return got == want && want == fold && (!checks_in_place<Alg> || (in_place == in_place_want && in_place == fold));
+  return got == want && want == fold && in_place == in_place_want && in_place == fold;
 }
 
 
@@ -241,16 +234,15 @@ bool reduce_scatter_matches_mpi(mpi::Endpoint& ep, const Red& red, const Topo& t
   or_abort([&] {
     Comm<Topo> comm{ep, topo};
     call_with(reduce_scatter, alg, comm, send, got, red.op);
-    if constexpr (checks_in_place<Alg>) call_with(reduce_scatter, alg, comm, in_place, red.op);
+    call_with(reduce_scatter, alg, comm, in_place, red.op);
   });
   const int count = static_cast<int>(m);
   MPI_Reduce_scatter_block(send.data(), want.data(), count, red.type, red.mpi_op, MPI_COMM_WORLD);
-  if constexpr (checks_in_place<Alg>)
-    MPI_Reduce_scatter_block(MPI_IN_PLACE, in_place_want.data(), count, red.type, red.mpi_op, MPI_COMM_WORLD);
+  MPI_Reduce_scatter_block(MPI_IN_PLACE, in_place_want.data(), count, red.type, red.mpi_op, MPI_COMM_WORLD);
   in_place.resize(m);
   in_place_want.resize(m);
   const auto fold = red.fold(p - 1, m, me * m);
-  return got == want && want == fold && (!checks_in_place<Alg> || (in_place == in_place_want && in_place == fold));
+  return got == want && want == fold && in_place == in_place_want && in_place == fold;
 }
 
 
@@ -272,19 +264,17 @@ bool scan_matches_mpi(mpi::Endpoint& ep, const Red& red, const Topo& topo, std::
     Comm<Topo> comm{ep, topo};
     call_with(scan, alg, comm, send, got, red.op);
     call_with(exscan, alg, comm, send, ex_got, red.op);
-    if constexpr (checks_in_place<Alg>) {
-      call_with(scan, alg, comm, in_place, red.op);
-      call_with(exscan, alg, comm, ex_in_place, red.op);
-    }
+    call_with(scan, alg, comm, in_place, red.op);
+    call_with(exscan, alg, comm, ex_in_place, red.op);
   });
   const int count = static_cast<int>(n);
   MPI_Scan(send.data(), want.data(), count, red.type, red.mpi_op, MPI_COMM_WORLD);
   MPI_Exscan(send.data(), ex_want.data(), count, red.type, red.mpi_op, MPI_COMM_WORLD);
-  const bool inclusive = got == want && want == red.fold(me, n) && (!checks_in_place<Alg> || in_place == want);
+  const bool inclusive = got == want && want == red.fold(me, n) && in_place == want;
   if (me == 0)
-    return inclusive && ex_got == std::vector<T>(n, poison<T>()) && (!checks_in_place<Alg> || ex_in_place == send);
+    return inclusive && ex_got == std::vector<T>(n, poison<T>()) && ex_in_place == send;
   return inclusive && ex_got == ex_want && ex_want == red.fold(me - 1, n) &&
-         (!checks_in_place<Alg> || ex_in_place == ex_want);
+         ex_in_place == ex_want;
 }
 
 

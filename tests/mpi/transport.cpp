@@ -152,14 +152,14 @@ TEST_CASE("mpi::Endpoint works on its own duplicate of the communicator", "[mpi]
 namespace {
 
 /// The CPUs any rank of `node` may run on (the union of their affinity masks).
-std::size_t node_cpus(MPI_Comm node)
+cpu_set_t node_cpus(MPI_Comm node)
 {
   cpu_set_t mine, all;
   CPU_ZERO(&mine);
   CPU_ZERO(&all);
   REQUIRE(sched_getaffinity(0, sizeof mine, &mine) == 0);
   MPI_Allreduce(&mine, &all, static_cast<int>(sizeof mine), MPI_BYTE, MPI_BOR, node);
-  return static_cast<std::size_t>(CPU_COUNT(&all));
+  return all;
 }
 
 } // namespace
@@ -183,7 +183,8 @@ TEST_CASE("mpi::Endpoint's cost model describes the machine and is the same on e
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     int local = 0;
     MPI_Comm_size(node, &local);
-    const auto cores = static_cast<unsigned>(node_cpus(node));
+    const cpu_set_t cpus = node_cpus(node);
+    const auto cores = static_cast<unsigned>(CPU_COUNT(&cpus));
     MPI_Comm_free(&node);
     CAPTURE(p, me, local, cores);
     CHECK(m.half_duplex == (static_cast<std::size_t>(local) == p)); // ctest runs every rank on this machine
@@ -227,11 +228,10 @@ TEST_CASE("mpi::Endpoint's cost model counts the CPUs the ranks may run on, not 
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     int local = 0;
     MPI_Comm_size(node, &local);
-    cpu_set_t before, all;
+    cpu_set_t before;
     CPU_ZERO(&before);
-    CPU_ZERO(&all);
     REQUIRE(sched_getaffinity(0, sizeof before, &before) == 0);
-    MPI_Allreduce(&before, &all, static_cast<int>(sizeof before), MPI_BYTE, MPI_BOR, node);
+    const cpu_set_t all = node_cpus(node);
     int first = 0;
     while (!CPU_ISSET(first, &all)) ++first; // the node's lowest CPU
     cpu_set_t one;

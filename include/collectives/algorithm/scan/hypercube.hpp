@@ -69,9 +69,7 @@ public:
       if (partner > r) {
         v.send({partner, step == 0 ? scan_in : scan_total});
       } else if (step == 0 && !exclusive_ && in_place_) {
-        v.recv({partner, scan_msg});
-        v.local({scan_in, scan_out});
-        v.local({scan_msg, scan_out, Combine::left});
+        prefix_joins_in_place(v, partner);
       } else if (step == 0 && !exclusive_) {
         v.recv({partner, scan_out});
         v.local({scan_in, scan_out, Combine::right});

@@ -96,9 +96,7 @@ public:
       // it on the right: one pass over each byte instead of a copy and a combine.
       if (step == 0 && in_place_) {
         if (r + dist < p) v.send({r + dist, scan_in});
-        v.recv({r - dist, scan_msg});
-        v.local({scan_in, scan_out});
-        v.local({scan_msg, scan_out, Combine::left});
+        prefix_joins_in_place(v, r - dist);
       } else if (step == 0) {
         if (r + dist < p) v.send({r + dist, scan_in});
         v.recv({r - dist, scan_out});

@@ -42,17 +42,14 @@ public:
     if (r == 0 && step == 0 && !exclusive_) v.local({scan_in, scan_out});
     if (p == 1) return;
     if (step == r && r + 1 < p) v.send({r + 1, r == 0 ? scan_in : inclusive});
-    if (step + 1 == r && in_place_ && (!exclusive_ || r + 1 < p)) {
-      // The prefix waits in scratch while the input (the output) is read.
+    if (step + 1 == r && in_place_ && !exclusive_) {
+      prefix_joins_in_place(v, r - 1);
+    } else if (step + 1 == r && in_place_ && r + 1 < p) {
+      // Exclusive: the prefix waits in scratch while the input (the output) is read.
       v.recv({r - 1, scan_msg});
-      if (exclusive_) {
-        v.local({scan_in, scan_total});
-        v.local({scan_msg, scan_out});
-        v.local({scan_msg, scan_total, Combine::left});
-      } else {
-        v.local({scan_in, scan_out});
-        v.local({scan_msg, scan_out, Combine::left});
-      }
+      v.local({scan_in, scan_total});
+      v.local({scan_msg, scan_out});
+      v.local({scan_msg, scan_total, Combine::left});
     } else if (step + 1 == r) {
       if (exclusive_) {
         v.recv({r - 1, scan_out});
