@@ -1,6 +1,6 @@
 // allgather over the MPI transport gives what Open MPI's MPI_Allgather gives on the same
 // input, out of place and in place (MPI_IN_PLACE), for every algorithm (and the default) on
-// every topology it fits at this rank count, blocks of 0, 1, 7 and 10000 elements of double
+// every topology it fits at this rank count, blocks of 0, 1, 7, 300 and 10000 elements of double
 // and int; and every barrier algorithm synchronises: no rank leaves before the last one,
 // held back on purpose, has entered.
 
@@ -94,7 +94,7 @@ TEMPLATE_TEST_CASE("every allgather algorithm over MPI equals MPI_Allgather", "[
 {
   const std::size_t p = world_size();
   mpi::Endpoint ep = or_abort([] { return mpi::Endpoint(MPI_COMM_WORLD); });
-  for (std::size_t m : {0, 1, 7, 10000}) {
+  for (std::size_t m : {0, 1, 7, 300, 10000}) {
     INFO("allgather of blocks of " << m << " elements of " << sizeof(TestType) << " bytes, p = " << p);
     Failures failures;
     const std::size_t ran = for_each_algorithm_and_topology<Collective::allgather>(

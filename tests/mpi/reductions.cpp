@@ -1,7 +1,7 @@
 // reduce, allreduce, reduce_scatter, scan and exscan over the MPI transport give what
 // Open MPI's MPI_Reduce, MPI_Allreduce, MPI_Reduce_scatter_block, MPI_Scan and MPI_Exscan
 // give on the same input, and the serial left fold x0 op x1 op ... op x(p-1): for every
-// algorithm (and the default) on every topology it fits at this rank count, sizes 0, 1, 7
+// algorithm (and the default) on every topology it fits at this rank count, sizes 0, 1, 7, 300
 // and 10000, for sum/max/min on double, int and long and for a non-commutative operator
 // (2x2 matrix products, an MPI_Op created with commute = 0). In place too, with every
 // algorithm, against MPI_IN_PLACE (each runs on the caller's buffer; on this transport the
@@ -36,7 +36,7 @@ using collectives::testing::roots_of;
 namespace {
 
 /// Vector lengths: the long one takes the algorithms' long-message paths.
-constexpr std::size_t sizes[] = {0, 1, 7, 10000};
+constexpr std::size_t sizes[] = {0, 1, 7, 300, 10000};
 
 /// Rank r's element i: mixed signs and not monotonic in r, so max and min are not simply
 /// the last or first rank's; doubles are exact multiples of 1/4 whose sums are exact in

@@ -2,7 +2,8 @@
 // MPI_Scatter and MPI_Gather give on the same input, for every algorithm of each
 // collective's list (and the default) on every topology it fits at this rank count (a
 // ring, a mesh, a hypercube, a torus), every root kind (first, middle, last),
-// sizes 0, 1, 7 and 10000, elements double and long. Receive buffers start poisoned, so a
+// sizes 0, 1, 7, 300 and 10000 (300: steps whose own-block copies the endpoint runs while it
+// waits, StepWork), elements double and long. Receive buffers start poisoned, so a
 // block that never arrives shows; ranks that must not be written are checked untouched.
 
 #include <catch2/catch.hpp>
@@ -28,7 +29,7 @@ using collectives::testing::values;
 
 namespace {
 
-constexpr std::size_t sizes[] = {0, 1, 7, 10000};
+constexpr std::size_t sizes[] = {0, 1, 7, 300, 10000};
 
 template <class T, class Topo, class Alg>
 bool broadcast_matches_mpi(mpi::Endpoint& ep, const Topo& topo, std::size_t n, std::size_t root, Alg alg)

@@ -506,3 +506,149 @@ TEST_CASE("bad arguments and MPI errors are exceptions naming the problem", "[mp
   CHECK(contains(what, "MPI_Comm_rank failed"));
   CHECK(contains(what, "MPI_ERR_COMM"));
 }
+
+TEST_CASE("a step's work runs once, while the step waits when the endpoint takes it", "[mpi][transport]")
+{
+  const std::size_t p = world_size(), me = world_rank();
+  mpi::Options every_step;
+  every_step.overlap_work_min_bytes = 0;
+  every_step.overlap_work_bytes = SIZE_MAX;
+  mpi::Options never;
+  never.overlap_work_bytes = 0;
+
+  // Which steps the endpoint takes work for: the default window, and the options' ends.
+  or_abort([&] {
+    const mpi::Options defaults;
+    mpi::Endpoint ep;
+    CHECK_FALSE(ep.takes_step_work(defaults.overlap_work_min_bytes - 1));
+    CHECK(ep.takes_step_work(defaults.overlap_work_min_bytes));
+    CHECK(ep.takes_step_work(defaults.overlap_work_bytes));
+    CHECK_FALSE(ep.takes_step_work(defaults.overlap_work_bytes + 1));
+    mpi::Endpoint all(MPI_COMM_WORLD, every_step), none(MPI_COMM_WORLD, never);
+    CHECK(all.takes_step_work(0));
+    CHECK(all.takes_step_work(std::size_t{1} << 30));
+    CHECK_FALSE(none.takes_step_work(2048));
+  });
+  if (p < 2) return;
+
+  // Every path of a step (an empty step, one message each way, a lone send or receive,
+  // several pieces, chunked) at sizes below, inside and above the window: the work runs
+  // exactly once and the messages arrive. The work here writes a buffer no message
+  // touches and reads what this rank sends, as the executor's local copies do.
+  const std::size_t next = (me + 1) % p, prev = (me + p - 1) % p;
+  for (const mpi::Options& options : {mpi::Options{}, every_step, never, mpi::Options{4096, 0, 0}}) {
+    for (std::size_t n : {std::size_t{0}, std::size_t{8}, std::size_t{3000}, std::size_t{12000}, std::size_t{200000}}) {
+      INFO("message of " << n << " bytes, window " << options.overlap_work_min_bytes << ".."
+                         << options.overlap_work_bytes << ", max_message_bytes " << options.max_message_bytes);
+      bool ok = true;
+      or_abort([&] {
+        mpi::Endpoint ep(MPI_COMM_WORLD, options);
+        std::vector<std::byte> out(n), in(n + 16, std::byte{0xEE}), copy(n);
+        for (std::size_t i = 0; i < n; ++i) out[i] = message_byte(me, next, 0, i);
+        struct Work {
+          const std::vector<std::byte>* from;
+          std::vector<std::byte>* to;
+          int runs = 0;
+        } work{&out, &copy};
+        const StepWork step_work{[](void* c) {
+                                   auto& w = *static_cast<Work*>(c);
+                                   ++w.runs;
+                                   std::copy(w.from->begin(), w.from->end(), w.to->begin());
+                                 },
+                                 &work};
+        StepInfo info;
+        info.call = ep.begin_call();
+        auto arrived = [&](std::size_t from) {
+          for (std::size_t i = 0; i < n; ++i)
+            if (in[i] != message_byte(from, me, 0, i)) return false;
+          return std::all_of(in.begin() + static_cast<std::ptrdiff_t>(n), in.end(),
+                             [](std::byte b) { return b == std::byte{0xEE}; });
+        };
+        auto copied = [&] { return work.runs == 1 && copy == out; };
+
+        // One message each way, in one piece.
+        const ConstBytes g[] = {{out.data(), n}};
+        const MutableBytes s[] = {{in.data(), n}};
+        const SendRequest snd{next, g};
+        const RecvRequest rcv{prev, s};
+        ep.exchange({&snd, 1}, {&rcv, 1}, info, step_work);
+        ok = ok && copied() && arrived(prev);
+
+        // The same message in three pieces (the planned path).
+        std::fill(in.begin(), in.end(), std::byte{0xEE});
+        std::fill(copy.begin(), copy.end(), std::byte{0});
+        work.runs = 0;
+        const ConstBytes g3[] = {{out.data(), n / 3}, {out.data() + n / 3, n / 3}, {out.data() + 2 * (n / 3), n - 2 * (n / 3)}};
+        const MutableBytes s3[] = {{in.data(), n / 2}, {in.data() + n / 2, n - n / 2}};
+        const SendRequest snd3{next, g3};
+        const RecvRequest rcv3{prev, s3};
+        ++info.step;
+        ep.exchange({&snd3, 1}, {&rcv3, 1}, info, step_work);
+        ok = ok && copied() && arrived(prev);
+
+        // A lone send to the next rank and a lone receive from the previous one, even ranks
+        // sending first (as "exchange moves gather lists ..." above; one step number for
+        // both, so that with an odd p the last rank's send matches rank 0's receive).
+        std::fill(in.begin(), in.end(), std::byte{0xEE});
+        ++info.step;
+        for (std::size_t turn = 0; turn < 2; ++turn) {
+          std::fill(copy.begin(), copy.end(), std::byte{0});
+          work.runs = 0;
+          if ((me % 2 == 0) == (turn == 0))
+            ep.exchange({&snd, 1}, {}, info, step_work);
+          else
+            ep.exchange({}, {&rcv, 1}, info, step_work);
+          ok = ok && copied();
+        }
+        ok = ok && arrived(prev);
+
+        // An empty step.
+        work.runs = 0;
+        ++info.step;
+        ep.exchange({}, {}, info, step_work);
+        ok = ok && work.runs == 1;
+      });
+      CHECK(all_ranks(ok));
+    }
+  }
+}
+
+TEST_CASE("a step's work that throws ends the exchange with its exception", "[mpi][transport]")
+{
+  const std::size_t p = world_size(), me = world_rank();
+  if (p < 2) return;
+  mpi::Options every_step;
+  every_step.overlap_work_min_bytes = 0;
+  every_step.overlap_work_bytes = SIZE_MAX;
+  bool ok = true;
+  or_abort([&] {
+    mpi::Endpoint ep(MPI_COMM_WORLD, every_step);
+    const std::size_t next = (me + 1) % p, prev = (me + p - 1) % p;
+    std::vector<std::byte> out(64, std::byte{1}), in(64);
+    const ConstBytes g[] = {{out.data(), out.size()}};
+    const MutableBytes s[] = {{in.data(), in.size()}};
+    const SendRequest snd{next, g};
+    const RecvRequest rcv{prev, s};
+    StepInfo info;
+    info.call = ep.begin_call();
+    // Rank 0's work throws; its message has been posted, so the others' steps complete
+    // and the next rank's receive gets it.
+    const StepWork throws{[](void*) { throw std::domain_error("work of rank 0"); }, nullptr};
+    const StepWork nothing{[](void*) {}, nullptr};
+    std::string what;
+    try {
+      ep.exchange({&snd, 1}, me == 0 ? std::span<const RecvRequest>{} : std::span<const RecvRequest>{&rcv, 1}, info,
+                  me == 0 ? throws : nothing);
+    } catch (const std::domain_error& e) {
+      what = e.what();
+    }
+    ok = me == 0 ? what == "work of rank 0" : what.empty() && in == out;
+    // Rank 0 took no message in that step (it posted no receive): the endpoint goes on.
+    ++info.step;
+    std::fill(in.begin(), in.end(), std::byte{0});
+    if (me == 0) ep.exchange({}, {&rcv, 1}, info);
+    else if (me == p - 1) ep.exchange({&snd, 1}, {}, info);
+    if (me == 0) ok = ok && in == out;
+  });
+  CHECK(all_ranks(ok));
+}

@@ -1206,7 +1206,10 @@ public:
                                        },
                                        &then});
   }
+  /// The steps whose work it takes: those that move at least min_work_bytes.
+  bool takes_step_work(std::size_t bytes) const { return bytes >= min_work_bytes; }
   int works = 0;
+  std::size_t min_work_bytes = 0;
 
 private:
   void wait_for_rank0(std::span<const RecvRequest> r)
@@ -1275,6 +1278,36 @@ TEST_CASE("executor: a step's local copies run while its messages move only when
         CHECK(out[1][m + k] == (mode == 2 ? in(0, 0, k) : before));
       }
     }
+}
+
+TEST_CASE("executor: a step's work goes to the endpoint only for the steps it takes (takes_step_work)",
+          "[threads][executor][work]")
+{
+  // Rank 0 sends m words and copies a block no message touches (EarlyProbe mode 0); its
+  // endpoint takes the work of steps of 1000 bytes or more. Either way the result is right.
+  for (std::size_t m : {1, 700}) {
+    INFO("m = " << m);
+    threads::Team team(2);
+    std::atomic<int> rank0_works{1}; // nobody waits for rank 0's work here
+    std::vector<std::vector<std::uint64_t>> out(2, std::vector<std::uint64_t>(2 * m, 5));
+    std::vector<int> works(2, -1);
+    team.run([&](threads::Endpoint& raw) {
+      const std::size_t r = raw.rank();
+      WorkProbe ep(raw, rank0_works);
+      ep.min_work_bytes = 1000;
+      std::vector<std::uint64_t> x(2 * m);
+      for (std::size_t k = 0; k < 2 * m; ++k) x[k] = 1000 * r + k;
+      execute(EarlyProbe{0}, ep, x.data(), BlockLayout{m}, out[r].data(), BlockLayout{m}, m);
+      works[r] = ep.works;
+    });
+    CHECK(works[0] == (m * 8 >= 1000 ? 1 : 0));
+    CHECK(works[1] == 0);
+    for (std::size_t k = 0; k < m; ++k) {
+      INFO("k = " << k);
+      CHECK(out[1][k] == k);          // rank 0's block 0
+      CHECK(out[0][m + k] == m + k);  // rank 0's own copy of its block 1
+    }
+  }
 }
 
 namespace {

@@ -390,6 +390,8 @@ struct EndpointRef {
   // null: the endpoint takes no StepWork (the executor runs it after the exchange)
   void (*exchange_work)(void* ep, std::span<const SendRequest>, std::span<const RecvRequest>, const StepInfo&,
                         const StepWork&) = nullptr;
+  // null: every step's StepWork goes to exchange_work; else only the steps it takes
+  bool (*takes_work)(const void* ep, std::size_t step_bytes) = nullptr;
   void (*phase)(void* ep, Phase, bool begin, const StepInfo&) = nullptr; // null: no tracing
   void mark(Phase ph, bool begin, const StepInfo& info) const
   {
@@ -413,6 +415,12 @@ EndpointRef endpoint_ref(E& ep)
     r.exchange_work = [](void* e, std::span<const SendRequest> sends, std::span<const RecvRequest> recvs,
                          const StepInfo& info, const StepWork& work) {
       static_cast<E*>(e)->exchange(sends, recvs, info, work);
+    };
+  if constexpr (requires(const E& e, std::size_t bytes) {
+                  { e.takes_step_work(bytes) } -> std::convertible_to<bool>;
+                })
+    r.takes_work = [](const void* e, std::size_t bytes) -> bool {
+      return static_cast<const E*>(e)->takes_step_work(bytes);
     };
   if constexpr (requires(E& e, Phase ph, bool begin, const StepInfo& info) { e.phase(ph, begin, info); })
     r.phase = [](void* e, Phase ph, bool begin, const StepInfo& info) { static_cast<E*>(e)->phase(ph, begin, info); };

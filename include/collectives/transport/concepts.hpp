@@ -25,7 +25,10 @@
 //    (what its default calls select by; the default model otherwise);
 //  - exchange(sends, recvs, const StepInfo&, const StepWork&): the same, and runs the
 //    step's work once before it returns, while it would otherwise wait (a rank that only
-//    sends copies its own block while its receiver takes the message).
+//    sends copies its own block while its receiver takes the message);
+//  - bool takes_step_work(std::size_t bytes) const: whether that overload should be
+//    given the work of a step that sends and receives `bytes` in all (absent: every
+//    step's); the executor runs the others' work itself after the exchange.
 
 #include <concepts>
 #include <cstddef>

@@ -156,6 +156,17 @@ struct Options {
   double timeout_seconds = 0;
   /// The exit code the watchdog aborts the job with (124, as timeout(1)).
   int timeout_exit_code = 124;
+  /// A step's local copies that touch none of its messages (StepWork) run between
+  /// posting and waiting when the step sends and receives from overlap_work_min_bytes to
+  /// overlap_work_bytes bytes in all, so that the copy overlaps the messages' flight;
+  /// otherwise after the wait (takes_step_work: the executor runs them itself). Measured
+  /// (p = 2, ob1 over vader without single copy, time / Open MPI's): see README
+  /// "Transports". A larger step's copy held back Open MPI's progress of its messages,
+  /// which needs this rank's calls (1 MiB: the scan 0.80 -> 0.98x, the scatter 1.07 ->
+  /// 1.29x); a tiny one gains nothing. overlap_work_bytes = 0: always after.
+  std::size_t overlap_work_bytes = 16 * 1024;
+  /// See overlap_work_bytes.
+  std::size_t overlap_work_min_bytes = 1024;
 };
 
 /// One rank's end of an MPI communicator; satisfies collectives::endpoint.
@@ -218,11 +229,23 @@ public:
     exchange_step(sends, recvs, &info);
   }
 
-  // No exchange() taking a StepWork: a rank that copies between posting and waiting holds
-  // back Open MPI's progress of the step's large messages, which needs this rank's calls.
-  // Measured (p = 2, ob1, the library's default / Open MPI's, 1 MiB): over vader without
-  // single copy, the scan 0.80 -> 0.98 and the scatter 1.07 -> 1.29; with it, the gather
-  // 1.12 -> 1.17 (the scan and the scatter gained there). So the executor copies after.
+  /// The same, running `work` (the step's local copies that touch none of its messages)
+  /// once: between posting and waiting when a step of its size takes work
+  /// (takes_step_work), so that the copy overlaps the messages' flight (Open MPI's linear
+  /// gather copies the root's own block before it receives); else after the wait. If work
+  /// throws, the step's receives are cancelled as for any failure.
+  void exchange(std::span<const SendRequest> sends, std::span<const RecvRequest> recvs, const StepInfo& info,
+                const StepWork& work)
+  {
+    exchange_step(sends, recvs, &info, &work);
+  }
+
+  /// Whether exchange() should be given the StepWork of a step that sends and receives
+  /// `bytes` in all: from Options::overlap_work_min_bytes to overlap_work_bytes.
+  bool takes_step_work(std::size_t bytes) const noexcept
+  {
+    return bytes >= options_.overlap_work_min_bytes && bytes <= options_.overlap_work_bytes;
+  }
 
   /// Numbers the next collective call (from 1); every 64th call first looks for messages
   /// of earlier calls that no receive took (CallMismatch naming both calls).
@@ -251,7 +274,17 @@ public:
   double timeout_seconds() const noexcept { return timeout_; }
 
 private:
-  void exchange_step(std::span<const SendRequest> sends, std::span<const RecvRequest> recvs, const StepInfo* info);
+  void exchange_step(std::span<const SendRequest> sends, std::span<const RecvRequest> recvs, const StepInfo* info,
+                     const StepWork* work = nullptr);
+
+  /// Runs the step's work now if it is still to run and a step of `bytes` takes it
+  /// (takes_step_work), or whatever the step moves (`always`: the step is done).
+  void run_work(std::size_t bytes, bool always = false)
+  {
+    if (work_ == nullptr || (!always && !takes_step_work(bytes))) return;
+    const StepWork* w = std::exchange(work_, nullptr);
+    (*w)();
+  }
 
   enum class How : std::uint8_t { direct, packed, datatype };
 
@@ -448,6 +481,7 @@ private:
   std::uint64_t calls_ = 0;
   std::array<CallRecord, 64> history_{}; // the names of the latest calls, for messages
   const StepInfo* info_ = nullptr;       // the running step's (during exchange())
+  const StepWork* work_ = nullptr;       // the running step's work, until it has run
   int tag_ = 0;
 
   // Reused by every exchange(), so a warmed-up endpoint allocates nothing per step.

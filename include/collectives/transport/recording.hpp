@@ -59,6 +59,12 @@ public:
     algorithm_ = info.algorithm;
     inner_->exchange(sends, recvs, info, work);
   }
+  /// Which steps' StepWork E takes (see transport/concepts.hpp), where E says.
+  bool takes_step_work(std::size_t bytes) const
+    requires requires(const E& e) { e.takes_step_work(bytes); }
+  {
+    return inner_->takes_step_work(bytes);
+  }
   std::uint64_t begin_call()
     requires requires(E& e) { e.begin_call(); }
   {

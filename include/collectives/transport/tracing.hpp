@@ -212,6 +212,13 @@ public:
     traced_exchange(sends, recvs, info, true, &work);
   }
 
+  /// Which steps' StepWork E takes (see transport/concepts.hpp), where E says.
+  bool takes_step_work(std::size_t bytes) const
+    requires requires(const E& e) { e.takes_step_work(bytes); }
+  {
+    return inner_->takes_step_work(bytes);
+  }
+
   /// Marks the start (begin) or end of one of the executor's phases of a step.
   void phase(Phase ph, bool begin, const StepInfo& info)
   {

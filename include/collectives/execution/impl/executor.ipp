@@ -338,6 +338,8 @@ void make_plan(P& plan, const ScheduleRef& s, const EndpointRef& ep, const std::
     plan.fused.resize(plan.locals.size(), 0);
     plan.fusions.resize(plan.recvs.size());
 
+    const std::size_t first_send_piece = plan.send_pieces.size();
+    const std::size_t first_recv_piece = plan.recv_pieces.size();
     for (const auto& snd : ops.sends) {
       plan.send_first.push_back(plan.send_pieces.size());
       append_pieces(view(snd.blocks.buffer), elem, snd.blocks, plan.send_pieces);
@@ -378,6 +380,12 @@ void make_plan(P& plan, const ScheduleRef& s, const EndpointRef& ep, const std::
     }
     st.staged = staged != 0;
     st.early = early_locals(ops, bufs, elem);
+    if (st.early != 0 && ep.takes_work != nullptr) {
+      std::size_t bytes = 0;
+      for (std::size_t i = first_send_piece; i < plan.send_pieces.size(); ++i) bytes += plan.send_pieces[i].size;
+      for (std::size_t i = first_recv_piece; i < plan.recv_pieces.size(); ++i) bytes += plan.recv_pieces[i].size;
+      if (!ep.takes_work(ep.ep, bytes)) st.early = 0; // the executor runs them after the exchange
+    }
     if (!ops.locals.empty()) {
       plan.direct.resize(plan.locals.size(), 0);
       for (std::size_t li = 0; li < ops.locals.size(); ++li) // (a fused op never runs alone)

@@ -141,8 +141,14 @@ COLLECTIVES_DECL std::uint64_t Endpoint::begin_call()
 }
 
 COLLECTIVES_DECL void Endpoint::exchange_step(std::span<const SendRequest> sends, std::span<const RecvRequest> recvs,
-                                              const StepInfo* info)
+                                              const StepInfo* info, const StepWork* work)
 {
+  // The work runs once: where the posting paths run it (a small step), else at the end.
+  struct WorkGuard {
+    const StepWork*& work;
+    ~WorkGuard() { work = nullptr; }
+  } work_guard{work_};
+  work_ = nullptr;
   if (comm_ == MPI_COMM_NULL)
     throw std::logic_error("collectives::mpi::Endpoint: exchange() on a moved-from endpoint");
   for (const auto& s : sends)
@@ -156,7 +162,11 @@ COLLECTIVES_DECL void Endpoint::exchange_step(std::span<const SendRequest> sends
   info_ = info;
   tag_ = tag_for(info);
   if (info != nullptr && info->call != 0) remember(*info);
-  if (sends.empty() && recvs.empty()) return;
+  if (sends.empty() && recvs.empty()) {
+    if (work != nullptr) (*work)();
+    return;
+  }
+  work_ = work;
 
   // The common one-port step, at most one message each way in at most one contiguous
   // piece (a tree's send or receive, an exchange, a barrier's empty signal): skip the
@@ -167,6 +177,7 @@ COLLECTIVES_DECL void Endpoint::exchange_step(std::span<const SendRequest> sends
   if (sends.size() <= 1 && recvs.size() <= 1 && (sends.empty() || one_piece(sends[0])) &&
       (recvs.empty() || one_piece(recvs[0]))) {
     exchange_one(sends.empty() ? nullptr : sends.data(), recvs.empty() ? nullptr : recvs.data());
+    run_work(0, true);
     return;
   }
 
@@ -207,6 +218,7 @@ COLLECTIVES_DECL void Endpoint::exchange_step(std::span<const SendRequest> sends
       from += s.size;
     }
   }
+  run_work(0, true);
 }
 
 COLLECTIVES_DECL void Endpoint::release() noexcept
@@ -524,6 +536,7 @@ COLLECTIVES_DECL void Endpoint::exchange_one(const SendRequest* send, const Recv
                               comm_, &req[0]),
                     "MPI_Irecv", rank_);
     }
+    run_work(recv_bytes + static_cast<std::size_t>(send_bytes));
     wait_all(n, nrecv, req, index, status,
              [&](std::size_t i, MPI_Status& st, int code) {
                if (i >= nrecv) {
@@ -581,6 +594,11 @@ COLLECTIVES_DECL void Endpoint::post_and_wait(std::size_t first_send)
       if (c.how == How::packed) pack(c);
       detail::check(MPI_Isend(c.buf, c.count, c.type, static_cast<int>(c.peer), tag_, comm_, &requests_[i]),
                     "MPI_Isend", rank_);
+    }
+    if (work_ != nullptr) {
+      std::size_t bytes = 0;
+      for (const Chunk& c : chunks_) bytes += c.bytes;
+      run_work(bytes);
     }
     wait_all(n, first_send, requests_.data(), indices_.data(), statuses_.data(),
              [&](std::size_t i, MPI_Status& st, int code) { finish(i, first_send, st, code, "MPI_Testsome"); },
