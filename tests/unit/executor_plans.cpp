@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -453,6 +454,40 @@ TEST_CASE("executor plans: execute() never keeps the plan of a user's schedule",
   CHECK(out[0][0] == 12);
   CHECK(out[1][0] == 2);
   CHECK(reused == std::vector<std::uint64_t>{0, 0});
+}
+
+TEST_CASE("execute(): input and output that share memory from different starts are std::invalid_argument",
+          "[threads][executor][plans]")
+{
+  // Each rank's memory: input block 0 at buf[0], output block 0 at buf[shift]. Blocks of
+  // m elements: apart when shift >= m (adjacent included), sharing memory when shift < m.
+  for (std::size_t m : {1, 2, 5})
+    for (std::size_t shift : {std::size_t{1}, m, m + 1}) {
+      INFO("blocks of " << m << ", output at +" << shift);
+      const bool apart = shift >= m;
+      std::vector<std::vector<int>> buf(2);
+      for (std::size_t r = 0; r < 2; ++r)
+        for (std::size_t i = 0; i < shift + m; ++i) buf[r].push_back(static_cast<int>(100 * r + i));
+      const auto before = buf;
+      std::string what;
+      try {
+        threads::Team team(2);
+        team.run([&](threads::Endpoint& ep) {
+          int* mine = buf[ep.rank()].data();
+          execute(testing::Swap{}, ep, mine, BlockLayout{m}, mine + shift, BlockLayout{m}, BlockLayout{m});
+        });
+      } catch (const std::invalid_argument& e) {
+        what = e.what();
+      }
+      if (apart) {
+        CHECK(what.empty());
+        for (std::size_t r = 0; r < 2; ++r)
+          for (std::size_t i = 0; i < m; ++i) CHECK(buf[r][shift + i] == before[1 - r][i]);
+      } else {
+        CHECK(what.find("collectives::execute: input and output share memory") != std::string::npos);
+        CHECK(buf == before); // nothing written
+      }
+    }
 }
 
 TEST_CASE("executor plans: a communicator can be copied, assigned and moved; a copy starts empty",

@@ -588,7 +588,8 @@ void execute_ref(const ScheduleRef& s, E& ep, ExecContext& ctx, std::array<ByteB
 /// reusable memory. input/output: the caller's buffers with their block layouts, either
 /// apart or the same memory from the same start (input == output: for in-place operations
 /// whose schedules never read input, or read it before writing it; the executor tells
-/// overlapping blocks by their offsets from that one start); scratch
+/// overlapping blocks by their offsets from that one start; buffers that share memory
+/// from different starts are std::invalid_argument before anything moves); scratch
 /// holds s.scratch_blocks() blocks laid out by `scratch_layout` (not value-initialised:
 /// the verifier rejects schedules that read scratch before writing it). `op` combines
 /// where the schedule says. collective: every rank must call it with the same schedule.

@@ -3,6 +3,7 @@
 // the helpers only it uses: included by that header, or compiled once with
 // COLLECTIVES_SEPARATE_COMPILATION (collectives/separate_compilation.hpp).
 
+#include <collectives/detail/require.hpp>
 #include <collectives/execution/executor.hpp>
 
 #include <array>
@@ -231,6 +232,44 @@ inline ConstBytes single_piece(const ByteBuffer& buf, std::size_t elem, const Pa
   return {start, size};
 }
 
+/// The executor tells the input's blocks from the output's by their offsets when the two
+/// buffers start at the same address, and takes them for apart otherwise: input and
+/// output that share memory from different starts would give wrong results silently.
+/// Checked once per plan, before anything moves, over the bytes the plan's steps name
+/// (the front ends copy an overlapping input first; this guards execute()).
+template <class P>
+void require_apart_or_same(const P& plan, const std::array<ByteBuffer, 3>& bufs, std::size_t elem)
+{
+  const ByteBuffer& in = bufs[static_cast<int>(Buffer::input)];
+  const ByteBuffer& out = bufs[static_cast<int>(Buffer::output)];
+  if (in.data == out.data || in.data == nullptr || out.data == nullptr) return;
+  // [lo, hi) of the bytes the plan names in each buffer.
+  std::size_t lo[2] = {SIZE_MAX, SIZE_MAX}, hi[2] = {0, 0};
+  auto note = [&](const Pattern& pat) {
+    if (pat.buffer != Buffer::input && pat.buffer != Buffer::output) return;
+    const int i = pat.buffer == Buffer::input ? 0 : 1;
+    const ByteBuffer& b = i == 0 ? in : out;
+    for (std::size_t j = 0; j < pat.count; ++j) {
+      const std::size_t n = b.layout.length(pat[j]) * elem;
+      if (n == 0) continue;
+      const std::size_t at = b.layout.offset(pat[j]) * elem;
+      lo[i] = at < lo[i] ? at : lo[i];
+      hi[i] = at + n > hi[i] ? at + n : hi[i];
+    }
+  };
+  for (const SendOp& op : plan.sends) note(op.blocks);
+  for (const RecvOp& op : plan.recvs) note(op.blocks);
+  for (const LocalOp& op : plan.locals) {
+    note(op.from);
+    note(op.to);
+  }
+  if (lo[0] >= hi[0] || lo[1] >= hi[1]) return;
+  const auto a = std::bit_cast<std::uintptr_t>(in.data), b = std::bit_cast<std::uintptr_t>(out.data);
+  if (a + lo[0] < b + hi[1] && b + lo[1] < a + hi[0])
+    throw_invalid_argument("collectives::execute: input and output share memory but start at different "
+                           "addresses (pass them apart, or as the same buffer for an in-place call)");
+}
+
 /// Whether `plan` was made for this call: the same schedule (by value) on the same rank
 /// over the same buffers and layouts, with the same kind of reducer and transport.
 /// (The plan's type and the context's are template parameters so that nothing in these
@@ -430,6 +469,8 @@ void make_plan(P& plan, const ScheduleRef& s, const EndpointRef& ep, const std::
                                                                            plan.recv_first[i + 1] - plan.recv_first[i]),
                                              how});
   }
+  require_apart_or_same(plan, bufs, elem);
+
   // Counted layouts: keep the counts and displacements of every block a pattern names.
   std::array<std::size_t, 3> blocks{};
   auto note = [&](const Pattern& pat) {
