@@ -388,7 +388,16 @@ private:
   // the window wraps; steps beyond 2^step_bits_ share tags, which MPI's in-order matching
   // of equal tags keeps correct when the ranks agree.
 
-  std::uint64_t call_field(std::uint64_t call) const { return 1 + (call - 1) % call_window_; }
+  std::uint64_t call_field(std::uint64_t call) const
+  {
+    // The latest call's field kept: every step of a call tags its messages, and a 64-bit
+    // division per step sat on the path of every small message.
+    if (call != field_call_) {
+      field_call_ = call;
+      field_ = 1 + (call - 1) % call_window_;
+    }
+    return field_;
+  }
 
   int tag_for(const StepInfo* info) const;
 
@@ -476,6 +485,7 @@ private:
   Options options_{};
   int step_bits_ = 10;
   std::uint64_t call_window_ = (std::uint64_t{1} << 21) - 1;
+  mutable std::uint64_t field_call_ = 0, field_ = 1 + (std::uint64_t{0} - 1) % call_window_; // call_field's
   double timeout_ = 0;
   CostModel model_ = default_cost_model;
   std::uint64_t calls_ = 0;

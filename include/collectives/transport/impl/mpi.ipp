@@ -111,6 +111,8 @@ COLLECTIVES_DECL Endpoint::Endpoint(MPI_Comm comm, Options options) : options_(o
   while (bits < 31 && (1LL << (bits + 1)) - 1 <= tag_ub) ++bits;
   step_bits_ = std::min(11, bits / 3);
   call_window_ = (std::uint64_t{1} << (bits - step_bits_)) - 1;
+  field_call_ = 0;
+  field_ = 1 + (std::uint64_t{0} - 1) % call_window_;
   timeout_ = options_.timeout_seconds;
   if (timeout_ == 0)
     if (const char* env = std::getenv("COLLECTIVES_MPI_TIMEOUT"); env != nullptr && *env != '\0') {
@@ -247,6 +249,8 @@ COLLECTIVES_DECL void Endpoint::take(Endpoint& other) noexcept
   options_ = other.options_;
   step_bits_ = other.step_bits_;
   call_window_ = other.call_window_;
+  field_call_ = other.field_call_;
+  field_ = other.field_;
   timeout_ = other.timeout_;
   model_ = other.model_;
   calls_ = other.calls_;
