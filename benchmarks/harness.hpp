@@ -499,6 +499,13 @@ CellResult measure(threads::Team& team, const Settings& s, Make make, const std:
   TraceSink& sink = TraceSink::instance();
   Trace& trace = sink.enabled() ? sink.add(p, label) : idle_trace(p);
 
+  // Rank 0 runs on this thread and pins it; a team created on it afterwards counts the
+  // CPUs it may run on (one) and takes itself for oversubscribed (the next cell's team:
+  // eager up to 4 KiB, no shared copies, the oversubscribed model's picks). So the
+  // process's mask comes back when the cell ends.
+  struct RestoreMask {
+    ~RestoreMask() { place_thread(0, 1, false); }
+  } restore_mask;
   team.run([&](threads::Endpoint& raw) {
     const std::size_t r = raw.rank();
     place_thread(r, p, s.pin);
