@@ -18,6 +18,9 @@
 //    only sends are left and there is no watchdog, MPI_Wait (nothing to look for, and no
 //    fence, which Open MPI's MPI_Test* begin with); a step of one send in one piece and
 //    nothing to receive, without a watchdog, is one MPI_Send, which returns when they would;
+//  - a step's local copies that touch none of its messages (StepWork) run between posting
+//    and waiting when the step moves 1-16 KiB (Options::overlap_work_min_bytes,
+//    overlap_work_bytes; takes_step_work), after the wait otherwise;
 //  - a message of more than Options::max_message_bytes (INT_MAX by default: MPI counts
 //    are int) goes as several MPI messages cut at the same byte offsets on both sides and
 //    matched in order (MPI never lets two messages on one communicator, source and tag
