@@ -507,12 +507,21 @@ TEST_CASE("bad arguments and MPI errors are exceptions naming the problem", "[mp
   CHECK(contains(what, "MPI_ERR_COMM"));
 }
 
+namespace {
+/// Options under which the endpoint takes every step's work (StepWork), whatever its size.
+mpi::Options work_on_every_step()
+{
+  mpi::Options o;
+  o.overlap_work_min_bytes = 0;
+  o.overlap_work_bytes = SIZE_MAX;
+  return o;
+}
+} // namespace
+
 TEST_CASE("a step's work runs once, while the step waits when the endpoint takes it", "[mpi][transport]")
 {
   const std::size_t p = world_size(), me = world_rank();
-  mpi::Options every_step;
-  every_step.overlap_work_min_bytes = 0;
-  every_step.overlap_work_bytes = SIZE_MAX;
+  const mpi::Options every_step = work_on_every_step();
   mpi::Options never;
   never.overlap_work_bytes = 0;
 
@@ -617,9 +626,7 @@ TEST_CASE("a step's work that throws ends the exchange with its exception", "[mp
 {
   const std::size_t p = world_size(), me = world_rank();
   if (p < 2) return;
-  mpi::Options every_step;
-  every_step.overlap_work_min_bytes = 0;
-  every_step.overlap_work_bytes = SIZE_MAX;
+  const mpi::Options every_step = work_on_every_step();
   bool ok = true;
   or_abort([&] {
     mpi::Endpoint ep(MPI_COMM_WORLD, every_step);

@@ -165,8 +165,9 @@ struct Options {
   /// otherwise after the wait (takes_step_work: the executor runs them itself). Measured
   /// (p = 2, ob1 over vader without single copy, time / Open MPI's): see README
   /// "Transports". A larger step's copy held back Open MPI's progress of its messages,
-  /// which needs this rank's calls (1 MiB: the scan 0.80 -> 0.98x, the scatter 1.07 ->
-  /// 1.29x); a tiny one gains nothing. overlap_work_bytes = 0: always after.
+  /// which needs this rank's calls (an earlier session, 1 MiB: the scan 0.80 -> 0.98x,
+  /// the scatter 1.07 -> 1.29x); a tiny one gains nothing. overlap_work_bytes = 0, or
+  /// below overlap_work_min_bytes: always after.
   std::size_t overlap_work_bytes = 16 * 1024;
   /// See overlap_work_bytes.
   std::size_t overlap_work_min_bytes = 1024;
@@ -488,7 +489,7 @@ private:
   Options options_{};
   int step_bits_ = 10;
   std::uint64_t call_window_ = (std::uint64_t{1} << 21) - 1;
-  mutable std::uint64_t field_call_ = 0, field_ = 1 + (std::uint64_t{0} - 1) % call_window_; // call_field's
+  mutable std::uint64_t field_call_ = 0, field_ = 0; // call_field's latest (set for call 0 with call_window_)
   double timeout_ = 0;
   CostModel model_ = default_cost_model;
   std::uint64_t calls_ = 0;

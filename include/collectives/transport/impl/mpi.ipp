@@ -111,8 +111,7 @@ COLLECTIVES_DECL Endpoint::Endpoint(MPI_Comm comm, Options options) : options_(o
   while (bits < 31 && (1LL << (bits + 1)) - 1 <= tag_ub) ++bits;
   step_bits_ = std::min(11, bits / 3);
   call_window_ = (std::uint64_t{1} << (bits - step_bits_)) - 1;
-  field_call_ = 0;
-  field_ = 1 + (std::uint64_t{0} - 1) % call_window_;
+  field_ = 1 + (field_call_ - 1) % call_window_; // call_field(0), kept
   timeout_ = options_.timeout_seconds;
   if (timeout_ == 0)
     if (const char* env = std::getenv("COLLECTIVES_MPI_TIMEOUT"); env != nullptr && *env != '\0') {
@@ -150,7 +149,6 @@ COLLECTIVES_DECL void Endpoint::exchange_step(std::span<const SendRequest> sends
     const StepWork*& work;
     ~WorkGuard() { work = nullptr; }
   } work_guard{work_};
-  work_ = nullptr;
   if (comm_ == MPI_COMM_NULL)
     throw std::logic_error("collectives::mpi::Endpoint: exchange() on a moved-from endpoint");
   for (const auto& s : sends)
