@@ -138,7 +138,7 @@ int main(int argc, char** argv)
             progress.start(cell);
             const CellResult c = measure(
               team, settings, [&](BenchEndpoint& ep) { return AlltoallCall<Topo, Tag>(ep, topo, e.tag, m); }, cell);
-            rows.push_back(Row{"alltoall", Tag::name, describe(topo), p, m, c});
+            rows.push_back(Row{"alltoall", Tag::name, describe(topo), p, m, c, default_on_ring_may_run<Tag>});
             return true;
           } else {
             return false;

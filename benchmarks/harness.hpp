@@ -656,6 +656,14 @@ constexpr auto entries_of()
   });
 }
 
+/// Whether a default call on a ring may run Tag's schedule: not a per-dimension algorithm
+/// (those run on a mesh, on_topology's choice), and one whose needs a ring's type meets.
+/// The default itself counts as one.
+template <class Tag>
+inline constexpr bool default_on_ring_may_run =
+  std::same_as<Tag, Automatic> ||
+  (!(Tag::needs.product || Tag::needs.two_or_more_dims || Tag::needs.two_dims) && fits_topology_type<Tag, Ring<>>);
+
 /// Calls f(topology) with the topology of p nodes the algorithm's needs call for (a 2-D
 /// mesh, as square as p allows, for the per-dimension algorithms; a hypercube for the
 /// power-of-two ones; a ring otherwise and for the default) and returns what f returns,
@@ -683,6 +691,7 @@ struct Row {
   std::string collective, algorithm, topology;
   std::size_t p = 0, m = 0;
   CellResult cell;
+  bool on_ring = true; // default_on_ring_may_run
 };
 
 /// Column choices: the collective and roof B columns (collectives.cpp) or not (alltoall.cpp,

@@ -676,10 +676,8 @@ void add_library(Run& run, Case& c, std::vector<Variant>& vs)
           using Topo = std::remove_cvref_t<decltype(topo)>;
           auto comm = std::make_shared<Communicator<mpi::Endpoint, Topo>>(ep, topo);
           using Tag = std::remove_cvref_t<decltype(en.tag)>;
-          // (On a mesh, on_topology's choice, it runs a schedule the ring's default cannot.)
-          constexpr bool mesh = Tag::needs.product || Tag::needs.two_or_more_dims || Tag::needs.two_dims;
           vs.push_back({en.tag.name, [&c, comm, tag = en.tag] { c.lib(*comm, tag); }, false,
-                        !mesh && fits_topology_type<Tag, Ring<>>});
+                        default_on_ring_may_run<Tag>});
           return true;
         });
       };

@@ -23,11 +23,7 @@ public:
   constexpr BroadcastTreeSchedule(std::size_t p, Shape&& shape, std::size_t root, std::size_t blocks = 1)
     : p_(p), shape_(shape_from(std::forward<Shape>(shape))), root_(root), blocks_(blocks) {}
   constexpr std::size_t size() const { return p_; }
-  constexpr std::size_t num_steps() const
-  {
-    const std::size_t n = shape_.num_steps(); // (once: the compilers do not merge the two loops)
-    return n > 0 ? n : 1;
-  }
+  constexpr std::size_t num_steps() const { return shape_.num_steps_at_least_one(); }
   constexpr std::size_t scratch_blocks() const { return 0; }
   constexpr BroadcastOp operation() const { return {p_, root_, blocks_}; }
   /// The tree's senders and receivers (tree/shape.hpp).

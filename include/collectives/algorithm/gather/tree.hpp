@@ -23,11 +23,7 @@ public:
   constexpr GatherTreeSchedule(std::size_t p, Shape&& shape, std::size_t root, bool in_place = false)
     : p_(p), shape_(shape_from(std::forward<Shape>(shape))), root_(root), in_place_(in_place) {}
   constexpr std::size_t size() const { return p_; }
-  constexpr std::size_t num_steps() const
-  {
-    const std::size_t n = shape_.num_steps(); // (once: the compilers do not merge the two loops)
-    return n > 0 ? n : 1;
-  }
+  constexpr std::size_t num_steps() const { return shape_.num_steps_at_least_one(); }
   constexpr std::size_t scratch_blocks() const { return in_place_ ? 0 : p_; }
   constexpr GatherOp operation() const { return {p_, root_}; }
   /// The broadcast tree's steps backwards (tree/shape.hpp); in the first step every rank

@@ -68,6 +68,14 @@ struct TreeShape {
     for (std::size_t k = 0; k < ndims; ++k) n += steps_in(k);
     return n;
   }
+  /// num_steps(), or 1 for a tree of one rank: the broadcast, scatter and gather trees
+  /// keep one step at p = 1 (the scatter's and gather's own block is copied in it).
+  /// Evaluates num_steps() once: the compilers do not merge two evaluations of its loop.
+  constexpr std::size_t num_steps_at_least_one() const
+  {
+    const std::size_t n = num_steps();
+    return n > 0 ? n : 1;
+  }
   /// Rank r's coordinate along ring k. 32-bit division (ranks are below 2^32), none for a
   /// stride of 1 or a quotient already below the extent (a rooted call at 8 bytes spent
   /// a tenth of its time dividing here).
