@@ -60,7 +60,7 @@ struct AlltoallCall {
   Communicator<BenchEndpoint, Topo> comm;
   Tag tag;
   std::size_t m;
-  std::vector<unsigned char> send, recv;
+  PageVector<unsigned char> send, recv;
 
   AlltoallCall(BenchEndpoint& ep, const Topo& topo, Tag t, std::size_t m_)
     : comm(ep, topo), tag(t), m(m_), send(topo.size() * m_), recv(topo.size() * m_)
@@ -104,7 +104,8 @@ int main(int argc, char** argv)
   std::printf("# alltoall on the threads transport, %zu CPUs, load average %s; ranks %s\n", cpus,
               load_average().c_str(), settings.pin ? "pinned one per CPU when p <= CPUs" : "not pinned");
   std::printf("# time: median over %zu batches (~%.0f ms wall per cell) of the batch's %s time per call, from the\n"
-              "#   last rank entering to the last rank leaving; GB/s/rank: p*m bytes / time;\n"
+              "#   last rank entering to the last rank leaving; the algorithms of a (p, block) timed in turn, batch by\n"
+              "#   batch; GB/s/rank: p*m bytes / time;\n"
               "# memcpy: p threads each memcpy p blocks of m bytes (the bytes one alltoall copies per rank), the\n"
               "#   longest copy or all copies over min(p, CPUs), timed in the same run, batches interleaved;\n"
               "#   %% roofline: median over batches of memcpy time / alltoall time.\n"
@@ -124,6 +125,7 @@ int main(int argc, char** argv)
     threads::Team team{p};
     for (std::size_t m : sizes) {
       std::vector<Row> rows;
+      CellGroup group(team, settings);
       auto run_entry = [&](const auto& e) {
         using Tag = std::remove_cvref_t<decltype(e.tag)>;
         if (!selected(settings.only, Tag::name)) return;
@@ -136,9 +138,9 @@ int main(int argc, char** argv)
             const std::string cell = "alltoall " + std::string(Tag::name) + " on " + describe(topo) + ", p = " +
                                      std::to_string(p) + ", " + size_text(m) + " B";
             progress.start(cell);
-            const CellResult c = measure(
-              team, settings, [&](BenchEndpoint& ep) { return AlltoallCall<Topo, Tag>(ep, topo, e.tag, m); }, cell);
-            rows.push_back(Row{"alltoall", Tag::name, describe(topo), p, m, c, default_on_ring_may_run<Tag>});
+            group.add([topo, tag = e.tag, m](BenchEndpoint& ep) { return AlltoallCall<Topo, Tag>(ep, topo, tag, m); },
+                      cell);
+            rows.push_back(Row{"alltoall", Tag::name, describe(topo), p, m, {}, default_on_ring_may_run<Tag>});
             return true;
           } else {
             return false;
@@ -148,7 +150,8 @@ int main(int argc, char** argv)
         if (!done && m == sizes.front()) skipped.push_back(std::string(Tag::name) + " (p=" + std::to_string(p) + ")");
       };
       std::apply([&](const auto&... e) { (run_entry(e), ...); }, algorithms);
-
+      const std::vector<CellResult> cells = group.time();
+      for (std::size_t i = 0; i < rows.size(); ++i) rows[i].cell = cells[i];
       all_correct = print_group(style, rows) && all_correct;
     }
   }

@@ -135,7 +135,7 @@ struct CallBase {
 template <class Topo, class Tag>
 struct BroadcastCall : CallBase<Topo> {
   Tag tag;
-  std::vector<unsigned char> buf;
+  PageVector<unsigned char> buf;
 
   BroadcastCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& prm)
     : CallBase<Topo>(ep, topo, prm, ep.rank() == prm.root ? 0 : prm.m), tag(t), buf(prm.m)
@@ -156,7 +156,7 @@ struct BroadcastCall : CallBase<Topo> {
 template <class Topo, class Tag>
 struct ReduceCall : CallBase<Topo> {
   Tag tag;
-  std::vector<double> send, recv;
+  PageVector<double> send, recv;
 
   ReduceCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& prm)
     : CallBase<Topo>(ep, topo, prm, ep.rank() == prm.root ? doubles(prm.m) * sizeof(double) : 0), tag(t),
@@ -178,7 +178,7 @@ struct ReduceCall : CallBase<Topo> {
 template <class Topo, class Tag>
 struct AllreduceCall : CallBase<Topo> {
   Tag tag;
-  std::vector<double> send, recv;
+  PageVector<double> send, recv;
 
   AllreduceCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& prm)
     : CallBase<Topo>(ep, topo, prm, doubles(prm.m) * sizeof(double)), tag(t), send(doubles(prm.m)),
@@ -200,7 +200,7 @@ template <class Topo, class Tag>
 struct ReduceScatterCall : CallBase<Topo> {
   Tag tag;
   std::size_t n;
-  std::vector<double> send, recv;
+  PageVector<double> send, recv;
 
   ReduceScatterCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& prm)
     : CallBase<Topo>(ep, topo, prm, (topo.size() - 1) * doubles(prm.m) * sizeof(double)), tag(t),
@@ -221,7 +221,7 @@ struct ReduceScatterCall : CallBase<Topo> {
 template <class Topo, class Tag, bool Exclusive>
 struct ScanCall : CallBase<Topo> {
   Tag tag;
-  std::vector<double> send, recv;
+  PageVector<double> send, recv;
 
   ScanCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& prm)
     : CallBase<Topo>(ep, topo, prm, Exclusive && ep.rank() == 0 ? 0 : doubles(prm.m) * sizeof(double)), tag(t),
@@ -252,7 +252,7 @@ using ExclusiveScanCall = ScanCall<Topo, Tag, true>;
 template <class Topo, class Tag>
 struct AllgatherCall : CallBase<Topo> {
   Tag tag;
-  std::vector<unsigned char> send, recv;
+  PageVector<unsigned char> send, recv;
 
   AllgatherCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& prm)
     : CallBase<Topo>(ep, topo, prm, topo.size() * prm.m), tag(t), send(prm.m), recv(topo.size() * prm.m)
@@ -276,7 +276,7 @@ struct AllgatherCall : CallBase<Topo> {
 template <class Topo, class Tag>
 struct ScatterCall : CallBase<Topo> {
   Tag tag;
-  std::vector<unsigned char> send, recv;
+  PageVector<unsigned char> send, recv;
 
   ScatterCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& prm)
     : CallBase<Topo>(ep, topo, prm, prm.m), tag(t), send(ep.rank() == prm.root ? topo.size() * prm.m : 0),
@@ -300,7 +300,7 @@ struct ScatterCall : CallBase<Topo> {
 template <class Topo, class Tag>
 struct GatherCall : CallBase<Topo> {
   Tag tag;
-  std::vector<unsigned char> send, recv;
+  PageVector<unsigned char> send, recv;
 
   GatherCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& prm)
     : CallBase<Topo>(ep, topo, prm, ep.rank() == prm.root ? topo.size() * prm.m : 0), tag(t), send(prm.m),
@@ -334,7 +334,7 @@ template <class Topo, class Tag>
 struct AlltoallvCall : CallBase<Topo> {
   Tag tag;
   std::vector<std::size_t> sc, sd, rc, rd;
-  std::vector<unsigned char> send, recv;
+  PageVector<unsigned char> send, recv;
 
   static std::size_t received(std::size_t p, std::size_t m, std::size_t r)
   {
@@ -377,7 +377,7 @@ template <class Topo, class Tag>
 struct ShiftCall : CallBase<Topo> {
   Tag tag;
   std::size_t from; // the rank whose block arrives here: r - q mod p
-  std::vector<unsigned char> send, recv;
+  PageVector<unsigned char> send, recv;
 
   ShiftCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& prm)
     : CallBase<Topo>(ep, topo, prm, prm.m), tag(t), from(source(topo.size(), ep.rank(), prm.q)), send(prm.m),
@@ -478,6 +478,7 @@ void bench_collective(Run& run, const Spec<Call, Entries>& sp)
     const std::vector<std::size_t> sizes = sp.sized ? run.sizes : std::vector<std::size_t>{0};
     for (std::size_t m : sizes) {
       std::vector<Row> rows;
+      CellGroup group(team, s);
       auto run_entry = [&](const auto& e) {
         using Tag = std::remove_cvref_t<decltype(e.tag)>;
         if (!selected(s.only, Tag::name)) return;
@@ -492,9 +493,9 @@ void bench_collective(Run& run, const Spec<Call, Entries>& sp)
           prm.q = run.shift_q;
           prm.arrivals = std::make_shared<std::atomic<std::size_t>>(0);
           try {
-            const CellResult c =
-              measure(team, s, [&](BenchEndpoint& ep) { return Call<Topo, Tag>(ep, topo, e.tag, prm); }, cell);
-            rows.push_back(Row{sp.name, Tag::name, describe(topo), p, m, c, default_on_ring_may_run<Tag>});
+            group.add([topo, tag = e.tag, prm](BenchEndpoint& ep) { return Call<Topo, Tag>(ep, topo, tag, prm); },
+                      cell);
+            rows.push_back(Row{sp.name, Tag::name, describe(topo), p, m, {}, default_on_ring_may_run<Tag>});
           } catch (const std::invalid_argument& err) {
             // Thrown by every rank before any message (an algorithm that does not fit).
             if (m == sizes.front())
@@ -510,6 +511,8 @@ void bench_collective(Run& run, const Spec<Call, Entries>& sp)
       };
       std::apply([&](const auto&... e) { (run_entry(e), ...); }, sp.entries);
       if (rows.empty()) continue;
+      const std::vector<CellResult> cells = group.time();
+      for (std::size_t i = 0; i < rows.size(); ++i) rows[i].cell = cells[i];
       run.all_correct = print_group(run.style, rows) && run.all_correct;
       run.groups.push_back(std::move(rows));
     }
@@ -613,7 +616,8 @@ int main(int argc, char** argv)
   std::printf("# collectives on the threads transport, %zu CPUs, load average %s; ranks %s\n", cpus,
               load_average().c_str(), s.pin ? "pinned one per CPU when p <= CPUs" : "not pinned");
   std::printf("# time: median over %zu batches (~%.0f ms wall per cell) of the batch's %s time per call, from the\n"
-              "#   last rank entering to the last rank leaving; m: each rank's message (vector or block, see the source);\n"
+              "#   last rank entering to the last rank leaving; the algorithms of a (collective, p, m) timed in turn,\n"
+              "#   batch by batch; m: each rank's message (vector or block, see the source);\n"
               "# memcpy: every rank memcpys the bytes it must at least copy or combine in one call (roof B, on the\n"
               "#   busiest rank): the longest copy or all copies over min(p, CPUs), timed in the same run, batches\n"
               "#   interleaved; GB/s/rank: roof B / time; %% roofline: median over batches of memcpy time /\n"

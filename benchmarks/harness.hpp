@@ -4,8 +4,9 @@
 // algorithm may run on, and the Markdown table. mpi_collectives.cpp uses its topologies,
 // barrier, thread placement and size parsing for its threads-transport column.
 //
-// Method (every program): for each cell every rank loops inside one Team::run (pinned to
-// its own CPU when there are enough). Iterations are separated by a barrier of this
+// Method (every program): for each group of cells (one collective at one p and size, every
+// algorithm) every rank loops inside one Team::run (pinned to its own CPU when there are
+// enough), the cells' batches interleaved round by round (CellGroup). Iterations are separated by a barrier of this
 // harness (not timed): an iteration of the collective lasts from the moment the last rank
 // starts it to the moment the last rank finishes it, so neither the separator nor the
 // skew with which threads leave it counts. After a warm-up and a check that the result is
@@ -49,7 +50,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <functional>
 #include <memory>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -332,6 +335,34 @@ inline void clobber(const void* p)
   asm volatile("" : : "r"(p) : "memory");
 }
 
+/// An allocator whose every block starts a page. A cell's buffers then sit in their pages
+/// as every other cell's do: the speed of a copy depends on where its source and its
+/// destination start within their pages, and the cells of a group, alive at once
+/// (CellGroup), would otherwise each get their own placement from malloc (a gather at
+/// p = 2, 64 KiB: the algorithm whose buffers were allocated first 9 % faster than the
+/// same schedule under another name).
+template <class T>
+struct PageAligned {
+  using value_type = T;
+  static constexpr std::align_val_t page{4096};
+  PageAligned() = default;
+  template <class U>
+  PageAligned(const PageAligned<U>&) noexcept
+  {
+  }
+  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), page)); }
+  void deallocate(T* q, std::size_t) noexcept { ::operator delete(q, page); }
+  template <class U>
+  bool operator==(const PageAligned<U>&) const noexcept
+  {
+    return true;
+  }
+};
+
+/// A benchmark's buffer (PageAligned).
+template <class T>
+using PageVector = std::vector<T, PageAligned<T>>;
+
 /// One rank's share of a roofline that copies between buffers of its own: `bytes` from a
 /// source to a destination, both first touched in the warm-up like the collective's.
 class RooflineCopy {
@@ -345,7 +376,7 @@ public:
   std::size_t bytes() const { return src_.size(); }
 
 private:
-  std::vector<unsigned char> src_, dst_;
+  PageVector<unsigned char> src_, dst_;
 };
 
 // ---------------------------------------------------------------------------------------
@@ -421,7 +452,7 @@ inline void clear_progress()
 // Traces (COLLECTIVES_TRACE)
 
 /// The endpoint every benchmark call runs on: the threads transport behind a
-/// TracingEndpoint that records only while measure() traces a cell's warm-up (otherwise
+/// TracingEndpoint that records only while CellGroup::add traces a cell's warm-up (otherwise
 /// it forwards; one branch per step).
 using BenchEndpoint = TracingEndpoint<threads::Endpoint>;
 
@@ -460,7 +491,7 @@ private:
 // The timing protocol. The collective and its memcpy roofline are timed in the same team
 // run, batch after batch in turn, so a busy moment of the (shared) machine slows both.
 
-/// What measure() found for one cell.
+/// What CellGroup found for one cell.
 struct CellResult {
   double seconds = 0;            // median time per call
   double roofline_seconds = 0;   // median time of the roofline's copies (0: no roofline)
@@ -478,151 +509,282 @@ inline Trace& idle_trace(std::size_t p)
   return *idle[p];
 }
 
-/// Runs on every rank of `team`: make(ep) returns the rank's call (ep: a BenchEndpoint),
-/// an object with run() (one call of the collective) and check() (true when the last
-/// run's result is right; every rank calls it at the same point, so it may itself
-/// communicate), and optionally roofline() (this rank's copies that stand for one call)
-/// with roofline_bytes(). `label` names the cell in the trace (COLLECTIVES_TRACE).
-template <class Make>
-CellResult measure(threads::Team& team, const Settings& s, Make make, const std::string& label = "cell")
-{
-  const std::size_t p = team.size();
-  const std::size_t max_n = s.max_iterations;
-  const std::size_t cores = usable_cpus();
-  Barrier barrier(p, p <= cores);
-  std::vector<std::vector<Clock::time_point>> starts(p, std::vector<Clock::time_point>(max_n));
-  std::vector<std::vector<Clock::time_point>> ends(p, std::vector<Clock::time_point>(max_n));
-  std::atomic<bool> wrong{false};
-  std::atomic<std::size_t> roof_bytes{0};
-  CellResult result;
+/// One rank's side of the timing protocol, shared by the cells of a team run: n
+/// iterations of a function between the harness's barriers, and the iteration count that
+/// makes a cell's batches last a given wall time.
+class BatchTimer {
+public:
+  /// Every rank returns the same {mean time per iteration, median, wall time per
+  /// iteration including the separators}, computed from everyone's time stamps after the
+  /// closing barrier.
+  struct Timing {
+    double mean, median, wall;
+  };
+  /// The stamps every rank of a team run shares (rank r writes row r).
+  struct Stamps {
+    Stamps(std::size_t p, std::size_t max_n)
+      : starts(p, std::vector<Clock::time_point>(max_n)), ends(p, std::vector<Clock::time_point>(max_n))
+    {
+    }
+    std::vector<std::vector<Clock::time_point>> starts, ends;
+  };
 
-  TraceSink& sink = TraceSink::instance();
-  Trace& trace = sink.enabled() ? sink.add(p, label) : idle_trace(p);
+  BatchTimer(std::size_t rank, std::size_t p, Barrier& barrier, Stamps& stamps, const Settings& s)
+    : r_(rank), p_(p), cores_(usable_cpus()), barrier_(barrier), stamps_(stamps), s_(s), its_(s.max_iterations)
+  {
+  }
 
-  // Rank 0 runs on this thread and pins it; a team created on it afterwards counts the
-  // CPUs it may run on (one) and takes itself for oversubscribed (the next cell's team:
-  // eager up to 4 KiB, no shared copies, the oversubscribed model's picks). So the
-  // process's mask comes back when the cell ends.
-  struct RestoreMask {
-    ~RestoreMask() { place_thread(0, 1, false); }
-  } restore_mask;
-  team.run([&](threads::Endpoint& raw) {
-    const std::size_t r = raw.rank();
-    place_thread(r, p, s.pin);
-    BenchEndpoint ep(raw, trace);
-    ep.set_enabled(sink.enabled()); // the warm-up only
-    auto call = make(ep);
-    using Call = decltype(call);
-    constexpr bool has_roofline = requires(Call& c) { c.roofline(); };
-    // n iterations of f. Every rank returns the same {mean time per iteration, wall time
-    // per iteration including the separators}, computed from everyone's time stamps after
-    // the closing barrier.
-    struct Timing {
-      double mean, median, wall;
-    };
-    std::vector<double> its(max_n); // this rank's copy of the per-iteration times
-    auto batch = [&](std::size_t n, auto&& f, bool roof) {
-      for (std::size_t i = 0; i < n; ++i) {
-        barrier.arrive_and_wait();
-        starts[r][i] = Clock::now();
-        f();
-        ends[r][i] = Clock::now();
-      }
-      barrier.arrive_and_wait();
-      auto secs = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
-      double total = 0;
-      Clock::time_point first = starts[0][0], last = ends[0][n - 1];
-      for (std::size_t i = 0; i < n; ++i) {
-        if (roof) {
-          // The copies cannot finish before the busiest rank's, nor before all of them
-          // spread over the cores. (From the last start to the last end would miss a
-          // busy rank that finished before an idle one started.)
-          double longest = 0, sum = 0;
-          for (std::size_t q = 0; q < p; ++q) {
-            const double d = secs(ends[q][i] - starts[q][i]);
-            longest = std::max(longest, d);
-            sum += d;
-          }
-          its[i] = std::max(longest, sum / static_cast<double>(std::min(p, cores)));
-        } else {
-          Clock::time_point last_start = starts[0][i], last_end = ends[0][i];
-          for (std::size_t q = 1; q < p; ++q) {
-            last_start = std::max(last_start, starts[q][i]);
-            last_end = std::max(last_end, ends[q][i]);
-          }
-          its[i] = secs(last_end - last_start);
+  /// n iterations of f (roof: f is the roofline's copies, timed as the top of the file says).
+  template <class F>
+  Timing batch(std::size_t n, F&& f, bool roof)
+  {
+    auto& starts = stamps_.starts;
+    auto& ends = stamps_.ends;
+    for (std::size_t i = 0; i < n; ++i) {
+      barrier_.arrive_and_wait();
+      starts[r_][i] = Clock::now();
+      f();
+      ends[r_][i] = Clock::now();
+    }
+    barrier_.arrive_and_wait();
+    auto secs = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
+    double total = 0;
+    Clock::time_point first = starts[0][0], last = ends[0][n - 1];
+    for (std::size_t i = 0; i < n; ++i) {
+      if (roof) {
+        // The copies cannot finish before the busiest rank's, nor before all of them
+        // spread over the cores. (From the last start to the last end would miss a
+        // busy rank that finished before an idle one started.)
+        double longest = 0, sum = 0;
+        for (std::size_t q = 0; q < p_; ++q) {
+          const double d = secs(ends[q][i] - starts[q][i]);
+          longest = std::max(longest, d);
+          sum += d;
         }
-        total += its[i];
+        its_[i] = std::max(longest, sum / static_cast<double>(std::min(p_, cores_)));
+      } else {
+        Clock::time_point last_start = starts[0][i], last_end = ends[0][i];
+        for (std::size_t q = 1; q < p_; ++q) {
+          last_start = std::max(last_start, starts[q][i]);
+          last_end = std::max(last_end, ends[q][i]);
+        }
+        its_[i] = secs(last_end - last_start);
       }
-      for (std::size_t q = 1; q < p; ++q) {
-        first = std::min(first, starts[q][0]);
-        last = std::max(last, ends[q][n - 1]);
-      }
-      // The next batch's first barrier keeps its writers from racing these reads.
-      std::nth_element(its.begin(), its.begin() + static_cast<std::ptrdiff_t>(n / 2), its.begin() + static_cast<std::ptrdiff_t>(n));
-      const double dn = static_cast<double>(n);
-      return Timing{total / dn, its[n / 2], secs(last - first) / dn};
-    };
-    // The time of a batch the cell reports: its mean or its median iteration.
-    auto op = [&](const Timing& t) { return s.median ? t.median : t.mean; };
-    // Iterations per batch so that `batches` batches of f take about `budget` seconds of
-    // wall time (separators included: with more ranks than cores they cost more than a
-    // small operation).
-    auto calibrate = [&](double budget, auto&& f, bool roof) {
-      std::size_t n = 1;
-      double wall = batch(n, f, roof).wall;
-      while (wall * static_cast<double>(n) < 1e-3 && n < max_n) { // estimate over >= 1 ms
-        n = std::min(max_n, std::max(n * 2, static_cast<std::size_t>(1e-3 / std::max(wall, 1e-9))));
-        wall = batch(n, f, roof).wall;
-      }
-      const double per_batch = budget / static_cast<double>(s.batches);
-      return std::clamp<std::size_t>(static_cast<std::size_t>(std::ceil(per_batch / std::max(wall, 1e-9))), 1, max_n);
-    };
-    auto collective = [&] { call.run(); };
+      total += its_[i];
+    }
+    for (std::size_t q = 1; q < p_; ++q) {
+      first = std::min(first, starts[q][0]);
+      last = std::max(last, ends[q][n - 1]);
+    }
+    // The next batch's first barrier keeps its writers from racing these reads.
+    std::nth_element(its_.begin(), its_.begin() + static_cast<std::ptrdiff_t>(n / 2),
+                     its_.begin() + static_cast<std::ptrdiff_t>(n));
+    const double dn = static_cast<double>(n);
+    return Timing{total / dn, its_[n / 2], secs(last - first) / dn};
+  }
 
-    auto roofline = [&] {
-      if constexpr (has_roofline) call.roofline();
-    };
+  /// Iterations per batch so that the settings' batches of f take about `budget` seconds of
+  /// wall time (separators included: with more ranks than cores they cost more than a
+  /// small operation).
+  template <class F>
+  std::size_t calibrate(double budget, F&& f, bool roof)
+  {
+    const std::size_t max_n = s_.max_iterations;
+    std::size_t n = 1;
+    double wall = batch(n, f, roof).wall;
+    while (wall * static_cast<double>(n) < 1e-3 && n < max_n) { // estimate over >= 1 ms
+      n = std::min(max_n, std::max(n * 2, static_cast<std::size_t>(1e-3 / std::max(wall, 1e-9))));
+      wall = batch(n, f, roof).wall;
+    }
+    const double per_batch = budget / static_cast<double>(s_.batches);
+    return std::clamp<std::size_t>(static_cast<std::size_t>(std::ceil(per_batch / std::max(wall, 1e-9))), 1, max_n);
+  }
 
-    batch(2, collective, false); // warm-up: page in buffers, grow the executor's vectors
-    if (!call.check()) wrong.store(true);
-    ep.set_enabled(false);
-    if constexpr (has_roofline) {
-      for (std::size_t b = call.roofline_bytes(), seen = roof_bytes.load(); b > seen;)
+  /// The time of a batch a cell reports: its mean or its median iteration.
+  double reported(const Timing& t) const { return s_.median ? t.median : t.mean; }
+
+private:
+  std::size_t r_, p_, cores_;
+  Barrier& barrier_;
+  Stamps& stamps_;
+  const Settings& s_;
+  std::vector<double> its_; // this rank's per-iteration times
+};
+
+namespace detail_bench {
+
+/// A rank's call of one cell, whatever its type: what the timed run needs of it.
+struct TimedCall {
+  virtual ~TimedCall() = default;
+  virtual BatchTimer::Timing batch(BatchTimer& t, std::size_t n, bool roof) = 0;
+  virtual std::size_t calibrate(BatchTimer& t, double budget, bool roof) = 0;
+  virtual bool check() = 0;
+  virtual bool has_roofline() const = 0;
+  virtual std::size_t roofline_bytes() = 0;
+};
+
+template <class Call>
+struct TimedCallOf final : TimedCall {
+  static constexpr bool roofed = requires(Call& c) { c.roofline(); };
+  Call call;
+  template <class Make>
+  TimedCallOf(const Make& make, BenchEndpoint& ep) : call(make(ep))
+  {
+  }
+  // The batch loops are instantiated per call type: the loop calls run() directly.
+  BatchTimer::Timing batch(BatchTimer& t, std::size_t n, bool roof) override
+  {
+    if constexpr (roofed)
+      if (roof) return t.batch(n, [&] { call.roofline(); }, true);
+    return t.batch(n, [&] { call.run(); }, false);
+  }
+  std::size_t calibrate(BatchTimer& t, double budget, bool roof) override
+  {
+    if constexpr (roofed)
+      if (roof) return t.calibrate(budget, [&] { call.roofline(); }, true);
+    return t.calibrate(budget, [&] { call.run(); }, false);
+  }
+  bool check() override { return call.check(); }
+  bool has_roofline() const override { return roofed; }
+  std::size_t roofline_bytes() override
+  {
+    if constexpr (roofed)
+      return call.roofline_bytes();
+    else
+      return 0;
+  }
+};
+
+} // namespace detail_bench
+
+/// The cells of one group (a collective at one p and size: its algorithms), timed in one
+/// team run with their batches interleaved: round b times cell (b + k) mod K for k = 0 ..
+/// K-1, each batch followed by its roofline's. So a shift of the shared machine's speed
+/// during the group (another tenant, the hypervisor moving the vCPUs) slows every
+/// algorithm of the group alike instead of the cells that ran during it, and the group's
+/// ratios (the default against the best named algorithm) compare like with like, as
+/// mpi_collectives' rounds do.
+class CellGroup {
+public:
+  CellGroup(threads::Team& team, const Settings& s) : team_(team), s_(s) {}
+
+  /// Adds a cell. make(ep) returns the rank's call (ep: a BenchEndpoint): an object with
+  /// run() (one call of the collective) and check() (true when the last run's result is
+  /// right; every rank calls it at the same point, so it may itself communicate), and
+  /// optionally roofline() (this rank's copies that stand for one call) with
+  /// roofline_bytes(). `make` is kept (by value) and called again by time(). The cell's
+  /// warm-up and check run now, in a team run of their own (traced under
+  /// COLLECTIVES_TRACE, as `label`): an algorithm that does not fit throws its
+  /// std::invalid_argument here (on every rank before any message) and is not added.
+  template <class Make>
+  void add(Make make, const std::string& label = "cell")
+  {
+    Maker maker = [make](BenchEndpoint& ep) -> std::unique_ptr<detail_bench::TimedCall> {
+      using Call = decltype(make(ep));
+      return std::make_unique<detail_bench::TimedCallOf<Call>>(make, ep);
+    };
+    TraceSink& sink = TraceSink::instance();
+    Trace& trace = sink.enabled() ? sink.add(team_.size(), label) : idle_trace(team_.size());
+    std::atomic<bool> wrong{false};
+    std::atomic<std::size_t> roof_bytes{0};
+    in_team([&](std::size_t, BatchTimer& timer, threads::Endpoint& raw) {
+      BenchEndpoint ep(raw, trace);
+      ep.set_enabled(sink.enabled()); // the warm-up only
+      const auto call = maker(ep);
+      call->batch(timer, 2, false);
+      if (!call->check()) wrong.store(true);
+      ep.set_enabled(false);
+      for (std::size_t b = call->roofline_bytes(), seen = roof_bytes.load(); b > seen;)
         if (roof_bytes.compare_exchange_weak(seen, b)) break;
-      batch(2, roofline, true);
-    }
+    });
+    if (sink.enabled()) sink.write();
+    CellResult c;
+    c.correct = !wrong.load();
+    c.roofline_bytes = roof_bytes.load();
+    makers_.push_back(std::move(maker));
+    results_.push_back(c);
+  }
 
-    const std::size_t n = calibrate(s.min_time_ms * 1e-3, collective, false);
-    const std::size_t n_roof = has_roofline ? calibrate(s.min_time_ms * 1e-3 / 4, roofline, true) : 0;
-    std::vector<double> times, roof_times;
-    for (std::size_t b = 0; b < s.batches; ++b) {
-      times.push_back(op(batch(n, collective, false)));
-      if (has_roofline) roof_times.push_back(op(batch(n_roof, roofline, true)));
-    }
-    // The ratio batch by batch, each collective batch against the roofline batch right
-    // after it: when the machine's speed shifts during the cell (other processes, the
-    // hypervisor moving the CPUs), the pairs still compare like with like.
-    std::vector<double> ratios;
-    for (std::size_t b = 0; b < roof_times.size(); ++b) ratios.push_back(roof_times[b] / times[b]);
-    auto median = [](std::vector<double>& v) {
-      std::sort(v.begin(), v.end());
-      return v[v.size() / 2];
-    };
-    if (r == 0) {
-      result.seconds = median(times);
-      result.has_roofline = has_roofline;
-      if (has_roofline) {
-        result.roofline_seconds = median(roof_times);
-        result.roofline_ratio = median(ratios);
+  std::size_t size() const { return makers_.size(); }
+
+  /// Times every cell added, in the order added (see the class comment): the results,
+  /// with what add() found (correct, roofline bytes).
+  std::vector<CellResult> time()
+  {
+    const std::size_t k = makers_.size();
+    if (k == 0) return {};
+    in_team([&](std::size_t r, BatchTimer& timer, threads::Endpoint& raw) {
+      BenchEndpoint ep(raw, idle_trace(team_.size()));
+      ep.set_enabled(false);
+      std::vector<std::unique_ptr<detail_bench::TimedCall>> calls;
+      for (const Maker& make : makers_) calls.push_back(make(ep));
+      const double budget = s_.min_time_ms * 1e-3;
+      std::vector<std::size_t> n(k), n_roof(k);
+      for (std::size_t i = 0; i < k; ++i) {
+        calls[i]->batch(timer, 2, false); // warm-up: page in buffers, grow the executor's vectors
+        if (calls[i]->has_roofline()) calls[i]->batch(timer, 2, true);
+        n[i] = calls[i]->calibrate(timer, budget, false);
+        n_roof[i] = calls[i]->has_roofline() ? calls[i]->calibrate(timer, budget / 4, true) : 0;
       }
-    }
-  });
-  result.correct = !wrong.load();
-  result.roofline_bytes = roof_bytes.load();
-  if (sink.enabled()) sink.write();
-  return result;
-}
+      std::vector<std::vector<double>> times(k), roof_times(k);
+      for (std::size_t b = 0; b < s_.batches; ++b)
+        for (std::size_t j = 0; j < k; ++j) {
+          const std::size_t i = (b + j) % k;
+          times[i].push_back(timer.reported(calls[i]->batch(timer, n[i], false)));
+          if (calls[i]->has_roofline()) roof_times[i].push_back(timer.reported(calls[i]->batch(timer, n_roof[i], true)));
+        }
+      if (r != 0) return;
+      auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v[v.size() / 2];
+      };
+      for (std::size_t i = 0; i < k; ++i) {
+        CellResult& c = results_[i];
+        c.seconds = median(times[i]);
+        c.has_roofline = calls[i]->has_roofline();
+        if (!c.has_roofline) continue;
+        c.roofline_seconds = median(roof_times[i]);
+        // The ratio batch by batch, each collective batch against the roofline batch right
+        // after it: when the machine's speed shifts, the pairs still compare like with like.
+        std::vector<double> ratios;
+        for (std::size_t b = 0; b < roof_times[i].size(); ++b) ratios.push_back(roof_times[i][b] / times[i][b]);
+        c.roofline_ratio = median(ratios);
+      }
+    });
+    return results_;
+  }
+
+private:
+  using Maker = std::function<std::unique_ptr<detail_bench::TimedCall>(BenchEndpoint&)>;
+
+  /// Runs f(rank, timer, endpoint) on every rank of the team, each rank placed as the
+  /// settings say.
+  template <class F>
+  void in_team(F&& f)
+  {
+    const std::size_t p = team_.size();
+    Barrier barrier(p, p <= usable_cpus());
+    BatchTimer::Stamps stamps(p, s_.max_iterations);
+    // Rank 0 runs on this thread and pins it; a team created on it afterwards counts the
+    // CPUs it may run on (one) and takes itself for oversubscribed (the next group's team:
+    // eager up to 4 KiB, no shared copies, the oversubscribed model's picks). So the
+    // process's mask comes back when the run ends.
+    struct RestoreMask {
+      ~RestoreMask() { place_thread(0, 1, false); }
+    } restore_mask;
+    team_.run([&](threads::Endpoint& raw) {
+      const std::size_t r = raw.rank();
+      place_thread(r, p, s_.pin);
+      BatchTimer timer(r, p, barrier, stamps, s_);
+      f(r, timer, raw);
+    });
+  }
+
+  threads::Team& team_;
+  const Settings& s_;
+  std::vector<Maker> makers_;
+  std::vector<CellResult> results_;
+};
 
 // ---------------------------------------------------------------------------------------
 // Topologies an algorithm may run on.

@@ -20,6 +20,7 @@
 #include <collectives/detail/require.hpp>
 #include <collectives/topology/concepts.hpp>
 
+#include <boost/hana/at.hpp>
 #include <boost/hana/filter.hpp>
 #include <boost/hana/fold_left.hpp>
 #include <boost/hana/for_each.hpp>
@@ -358,17 +359,33 @@ constexpr auto default_candidates()
   return candidates_for<C, S, Commutative, InPlace>();
 }
 
+/// visit_default_candidate's entry for candidate I: a call of f with it, or none where
+/// T's type rules it out (f is not instantiated for it).
+template <class T, std::size_t I, class Tuple, class F>
+constexpr auto default_candidate_entry()
+{
+  using Tag = std::remove_cvref_t<decltype(boost::hana::at_c<I>(std::declval<const Tuple&>()))>;
+  using Entry = void (*)(const Tuple&, F&);
+  if constexpr (fits_topology_type<Tag, T>)
+    return static_cast<Entry>([](const Tuple& candidates, F& f) { f(boost::hana::at_c<I>(candidates)); });
+  else
+    return static_cast<Entry>(nullptr);
+}
+
 /// f(tag) for the candidate at `index` of default_candidates<C, T, ...>(), which T's type
-/// allows (select_at_run_time picks no other; f is instantiated for those only).
+/// allows (select_at_run_time picks no other; f is instantiated for those only). A table
+/// of the candidates' calls, not a walk comparing `index` with each position: this runs on
+/// every default call (a walk of nine was about 25 instructions a call).
 template <class T, class... A, class F>
 void visit_default_candidate(const boost::hana::tuple<A...>& candidates, std::size_t index, F&& f)
 {
-  bool done = false;
-  with_candidate_at<T>(candidates, index, [&](auto tag) {
-    f(tag);
-    done = true;
-  });
-  require(done, "collectives::visit_algorithm: no candidate at that index");
+  using Tuple = boost::hana::tuple<A...>;
+  using G = std::remove_reference_t<F>;
+  static constexpr auto table = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<void (*)(const Tuple&, G&), sizeof...(A)>{default_candidate_entry<T, I, Tuple, G>()...};
+  }(std::index_sequence_for<A...>{});
+  require(index < table.size() && table[index] != nullptr, "collectives::visit_algorithm: no candidate at that index");
+  table[index](candidates, f);
 }
 } // namespace detail
 
