@@ -210,7 +210,9 @@ public:
   /// core per rank, a receiver copies a word its sender wrote during the collective from
   /// the other core's cache, at twice a word's time (t_fresh = t_w; bench_collectives,
   /// p = 2: the ring all-reduce, whose all-gather half forwards what was just combined,
-  /// 1.25-2.6x recursive doubling's time, which reads only inputs, from 32 KiB to 1 MiB);
+  /// 1.25-2.6x recursive doubling's time, which reads only inputs, from 32 KiB to 1 MiB;
+  /// at 1 MiB on a later VM 0.82x in some runs and 2.9x in others minutes apart,
+  /// while recursive doubling's stayed put: no size limit on the term, the robust pick);
   /// with more ranks than cores the writer has often left the core, and the picks measured
   /// there were made without it.
   /// Depends only on p and the machine, so every rank computes the same.
