@@ -657,13 +657,24 @@ struct TimedCallOf final : TimedCall {
 
 } // namespace detail_bench
 
+/// The machine's memory in bytes (4 GiB where the system does not say).
+inline std::size_t physical_memory_bytes()
+{
+#if defined(__linux__)
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0) return static_cast<std::size_t>(pages) * static_cast<std::size_t>(page);
+#endif
+  return std::size_t{4} << 30;
+}
+
 /// The cells of one group (a collective at one p and size: its algorithms), timed in one
 /// team run with their batches interleaved: round b times cell (b + k) mod K for k = 0 ..
 /// K-1, each batch followed by its roofline's. So a shift of the shared machine's speed
 /// during the group (another tenant, the hypervisor moving the vCPUs) slows every
 /// algorithm of the group alike instead of the cells that ran during it, and the group's
 /// ratios (the default against the best named algorithm) compare like with like, as
-/// mpi_collectives' rounds do.
+/// mpi_collectives' rounds do. (A group whose buffers would take more than a quarter of
+/// the memory is timed in consecutive chunks that fit, each interleaved.)
 class CellGroup {
 public:
   CellGroup(threads::Team& team, const Settings& s) : team_(team), s_(s) {}
@@ -711,13 +722,37 @@ public:
   /// with what add() found (correct, roofline bytes).
   std::vector<CellResult> time()
   {
-    const std::size_t k = makers_.size();
-    if (k == 0) return {};
+    // Every cell of a chunk is alive at once: chunks of at most a quarter of the memory
+    // (a cell counted as 4 x its busiest rank's roofline bytes on each rank, its buffers and
+    // scratch with room to spare), so that a large p and size time in turn what fits
+    // instead of running out of memory.
+    const std::size_t budget = physical_memory_bytes() / 4;
+    std::size_t first = 0, held = 0;
+    for (std::size_t i = 0; i < makers_.size(); ++i) {
+      const std::size_t bytes = 4 * std::max<std::size_t>(results_[i].roofline_bytes, 1) * team_.size();
+      if (i > first && held + bytes > budget) {
+        time_cells(first, i);
+        first = i;
+        held = 0;
+      }
+      held += bytes;
+    }
+    if (first < makers_.size()) time_cells(first, makers_.size());
+    return results_;
+  }
+
+private:
+  using Maker = std::function<std::unique_ptr<detail_bench::TimedCall>(BenchEndpoint&)>;
+
+  /// Times cells [first, last) in one team run, their batches interleaved.
+  void time_cells(std::size_t first, std::size_t last)
+  {
+    const std::size_t k = last - first;
     in_team([&](std::size_t r, BatchTimer& timer, threads::Endpoint& raw) {
       BenchEndpoint ep(raw, idle_trace(team_.size()));
       ep.set_enabled(false);
       std::vector<std::unique_ptr<detail_bench::TimedCall>> calls;
-      for (const Maker& make : makers_) calls.push_back(make(ep));
+      for (std::size_t i = first; i < last; ++i) calls.push_back(makers_[i](ep));
       const double budget = s_.min_time_ms * 1e-3;
       std::vector<std::size_t> n(k), n_roof(k);
       for (std::size_t i = 0; i < k; ++i) {
@@ -739,7 +774,7 @@ public:
         return v[v.size() / 2];
       };
       for (std::size_t i = 0; i < k; ++i) {
-        CellResult& c = results_[i];
+        CellResult& c = results_[first + i];
         c.seconds = median(times[i]);
         c.has_roofline = calls[i]->has_roofline();
         if (!c.has_roofline) continue;
@@ -751,11 +786,7 @@ public:
         c.roofline_ratio = median(ratios);
       }
     });
-    return results_;
   }
-
-private:
-  using Maker = std::function<std::unique_ptr<detail_bench::TimedCall>(BenchEndpoint&)>;
 
   /// Runs f(rank, timer, endpoint) on every rank of the team, each rank placed as the
   /// settings say.
