@@ -5,6 +5,7 @@
 // communicator remembers its picks per problem.
 
 #include <catch2/catch.hpp>
+#include <boost/hana/for_each.hpp>
 
 #include <collectives/collectives.hpp>
 
@@ -494,4 +495,39 @@ TEST_CASE("default algorithm: a bad model is rejected by name", "[cost][select][
     CHECK(what[2] == "collectives::SelectionPolicy: word_bytes must be at least 1");
     CHECK(what[3] == "kept");
   }
+}
+
+TEST_CASE("default algorithm: a pick's index reaches that candidate and no other", "[cost][select][default]")
+{
+  // visit_default_candidate calls through a table: index i is candidate i of the list, for
+  // every collective's list on a ring (whose twin selects) and on a static hypercube.
+  auto names_of = [](auto candidates) {
+    std::vector<std::string> out;
+    boost::hana::for_each(candidates, [&](auto tag) { out.emplace_back(decltype(tag)::name); });
+    return out;
+  };
+  auto check_list = [&](auto candidates, auto topo) {
+    using T = decltype(topo);
+    const std::vector<std::string> names = names_of(candidates);
+    REQUIRE(!names.empty());
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      std::string seen;
+      int calls = 0;
+      detail::visit_default_candidate<T>(candidates, i, [&](auto tag) {
+        seen = decltype(tag)::name;
+        ++calls;
+      });
+      CHECK(seen == names[i]);
+      CHECK(calls == 1);
+    }
+    int calls = 0;
+    CHECK_THROWS_WITH(detail::visit_default_candidate<T>(candidates, names.size(), [&](auto) { ++calls; }),
+                      "collectives::visit_algorithm: no candidate at that index");
+    CHECK(calls == 0);
+  };
+  check_list(detail::default_candidates<Collective::alltoall, Ring<>>(), Ring<>{8});
+  check_list(detail::default_candidates<Collective::broadcast, Ring<>>(), Ring<>{8});
+  check_list(detail::default_candidates<Collective::allreduce, Ring<>, false>(), Ring<>{8});
+  check_list(detail::default_candidates<Collective::reduce, Hypercube<3>>(), Hypercube<3>{});
+  check_list(detail::default_candidates<Collective::scan, Hypercube<3>, true, true>(), Hypercube<3>{});
 }

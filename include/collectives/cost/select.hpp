@@ -375,7 +375,8 @@ constexpr auto default_candidate_entry()
 /// f(tag) for the candidate at `index` of default_candidates<C, T, ...>(), which T's type
 /// allows (select_at_run_time picks no other; f is instantiated for those only). A table
 /// of the candidates' calls, not a walk comparing `index` with each position: this runs on
-/// every default call (a walk of nine was about 25 instructions a call).
+/// every default call (callgrind, a reduce at p = 2: the walk over nine candidates left a
+/// default call about 128 instructions beyond a named one, the table 44).
 template <class T, class... A, class F>
 void visit_default_candidate(const boost::hana::tuple<A...>& candidates, std::size_t index, F&& f)
 {
