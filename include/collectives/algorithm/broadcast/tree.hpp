@@ -50,15 +50,7 @@ private:
 namespace detail {
 /// A broadcast along a tree of shape Shape (tree/shape.hpp).
 template <class Shape>
-struct BroadcastTree : AlgorithmBase<Collective::broadcast> {
-  static constexpr const char* name = Shape::name;
-  static constexpr Needs needs = Shape::needs;
-  template <topology T>
-  static constexpr auto schedule(const T& t, const Problem& pr)
-  {
-    return BroadcastTreeSchedule(t.size(), [&] { return Shape::of(t); }, pr.root);
-  }
-};
+using BroadcastTree = RootedTree<Collective::broadcast, BroadcastTreeSchedule, Shape>;
 } // namespace detail
 
 namespace broadcast_algorithm {

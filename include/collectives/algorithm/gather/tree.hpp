@@ -67,15 +67,7 @@ private:
 namespace detail {
 /// A gather along a tree of shape Shape (tree/shape.hpp).
 template <class Shape>
-struct GatherTree : AlgorithmBase<Collective::gather> {
-  static constexpr const char* name = Shape::name;
-  static constexpr Needs needs = Shape::needs;
-  template <topology T>
-  static constexpr auto schedule(const T& t, const Problem& pr)
-  {
-    return GatherTreeSchedule(t.size(), [&] { return Shape::of(t); }, pr.root);
-  }
-};
+using GatherTree = RootedTree<Collective::gather, GatherTreeSchedule, Shape>;
 } // namespace detail
 
 namespace gather_algorithm {

@@ -69,15 +69,7 @@ private:
 namespace detail {
 /// A scatter along a tree of shape Shape (tree/shape.hpp).
 template <class Shape>
-struct ScatterTree : AlgorithmBase<Collective::scatter> {
-  static constexpr const char* name = Shape::name;
-  static constexpr Needs needs = Shape::needs;
-  template <topology T>
-  static constexpr auto schedule(const T& t, const Problem& pr)
-  {
-    return ScatterTreeSchedule(t.size(), [&] { return Shape::of(t); }, pr.root);
-  }
-};
+using ScatterTree = RootedTree<Collective::scatter, ScatterTreeSchedule, Shape>;
 } // namespace detail
 
 namespace scatter_algorithm {

@@ -167,6 +167,20 @@ struct DimensionalShape {
   template <product_topology T> static constexpr TreeShape of(const T& t) { return topology_shape(t); }
 };
 
+/// The algorithm of rooted collective C along the tree of shape Shape, whose schedule is
+/// Schedule(p, the shape, root): broadcast's, scatter's and gather's tree algorithms
+/// (reduce's takes its operator's facts too: algorithm/reduce/tree.hpp).
+template <Collective C, class Schedule, class Shape>
+struct RootedTree : AlgorithmBase<C> {
+  static constexpr const char* name = Shape::name;
+  static constexpr Needs needs = Shape::needs;
+  template <topology T>
+  static constexpr auto schedule(const T& t, const Problem& pr)
+  {
+    return Schedule(t.size(), [&] { return Shape::of(t); }, pr.root);
+  }
+};
+
 } // namespace detail
 
 /// Step `step` of the broadcast order: which ring, and the binomial distance.
