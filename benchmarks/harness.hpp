@@ -339,7 +339,7 @@ inline void clobber(const void* p)
 /// as every other cell's do: the speed of a copy depends on where its source and its
 /// destination start within their pages, and the cells of a group, alive at once
 /// (CellGroup), would otherwise each get their own placement from malloc (a gather at
-/// p = 2, 64 KiB: the algorithm whose buffers were allocated first 9 % faster than the
+/// p = 2, 64 KiB: the algorithm whose buffers were allocated first 9-13 % faster than the
 /// same schedule under another name).
 template <class T>
 struct PageAligned {
