@@ -42,7 +42,8 @@ const Program program{
   "  8, 64, 512, 4K, 32K, 256K bytes (x8 apart) and max-bytes (default 1M), within\n"
   "  [min-bytes, max-bytes], beside the memcpy roofline.\n"
   "  Sizes take K/M suffixes. --quick: 8, 4K, 256K bytes, short cells.\n"
-  "  A batch's time is its mean iteration; --stat median: its median iteration.\n"
+  "  A batch's time is its mean iteration; --stat median: its median iteration. The\n"
+  "  algorithms of a (p, block) take their batches in turn.\n"
   "  Rank r runs on the r-th CPU the process may use when p <= CPUs; --no-pin: anywhere.\n",
   true,
   false,

@@ -66,7 +66,8 @@ const Program program{
   "  (x8 apart) and max-bytes; --quick: 8, 4K, 256K bytes, short cells.\n"
   "  Sizes take K/M suffixes. --shift-q: the shift distance (default 1).\n"
   "  A cell's time is the median over 11 batches (--batches) of each batch's median\n"
-  "  iteration (--stat mean: of each batch's mean).\n"
+  "  iteration (--stat mean: of each batch's mean); the algorithms of a (collective, p, size)\n"
+  "  take their batches in turn.\n"
   "  Rank r runs on the r-th CPU the process may use when p <= CPUs; --no-pin: anywhere.\n",
   false,
   true,
