@@ -53,6 +53,7 @@
 #include <functional>
 #include <memory>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -499,7 +500,17 @@ struct CellResult {
   std::size_t roofline_bytes = 0; // the roofline's bytes on its busiest rank
   bool has_roofline = false;
   bool correct = true; // the call's result, checked after the warm-up
+  std::string ran;     // the algorithm its calls ran (a default call's pick); "" if no message
 };
+
+/// The algorithm of the first step `trace` recorded on any rank ("" if none).
+inline std::string algorithm_in(const Trace& trace)
+{
+  for (std::size_t r = 0; r < trace.size(); ++r)
+    for (const TraceEvent& e : trace.rank(r).events)
+      if (e.algorithm != 0) return trace.rank(r).names.at(e.algorithm);
+  return "";
+}
 
 /// A trace of p ranks that nothing records into (when COLLECTIVES_TRACE is unset).
 inline Trace& idle_trace(std::size_t p)
@@ -695,14 +706,19 @@ public:
       return std::make_unique<detail_bench::TimedCallOf<Call>>(make, ep);
     };
     TraceSink& sink = TraceSink::instance();
-    Trace& trace = sink.enabled() ? sink.add(team_.size(), label) : idle_trace(team_.size());
+    // The warm-up is always traced, into the sink's file or a trace of its own: the
+    // algorithm its calls ran (a default call's pick) is read from it.
+    std::optional<Trace> own;
+    if (!sink.enabled()) own.emplace(team_.size(), label);
+    Trace& trace = sink.enabled() ? sink.add(team_.size(), label) : *own;
     std::atomic<bool> wrong{false};
     std::atomic<std::size_t> roof_bytes{0};
     in_team([&](std::size_t, BatchTimer& timer, threads::Endpoint& raw) {
       BenchEndpoint ep(raw, trace);
-      ep.set_enabled(sink.enabled()); // the warm-up only
+      ep.set_enabled(true); // the warm-up only
       const auto call = maker(ep);
       call->batch(timer, 2, false);
+      ep.set_enabled(sink.enabled()); // (the check too, into the file)
       if (!call->check()) wrong.store(true);
       ep.set_enabled(false);
       for (std::size_t b = call->roofline_bytes(), seen = roof_bytes.load(); b > seen;)
@@ -712,6 +728,7 @@ public:
     CellResult c;
     c.correct = !wrong.load();
     c.roofline_bytes = roof_bytes.load();
+    c.ran = algorithm_in(trace);
     makers_.push_back(std::move(maker));
     results_.push_back(c);
   }
