@@ -549,19 +549,18 @@ void print_default_against_best(const Run& run)
     if (def == nullptr || best == nullptr) continue;
     ++cells;
     const double x = def->cell.seconds / best->cell.seconds;
-    within += x <= 1.1;
-    within_ring += best_ring == nullptr || def->cell.seconds / best_ring->cell.seconds <= 1.1;
+    within += within_tenth(def->cell.seconds, best->cell.seconds);
+    within_ring += best_ring == nullptr || within_tenth(def->cell.seconds, best_ring->cell.seconds);
     // The pick's own column: the same schedule timed under its name (on the topology its
     // needs call for, which at this p sends the same messages).
     const Row* pick = nullptr;
     for (const Row& r : rows)
       if (&r != def && r.algorithm == def->cell.ran) pick = &r;
     if (pick != nullptr) {
-      pick_within += pick->cell.seconds / best->cell.seconds <= 1.1;
-      const double a = def->cell.seconds / pick->cell.seconds;
-      agree += a <= 1.1 && a >= 1 / 1.1;
+      pick_within += within_tenth(pick->cell.seconds, best->cell.seconds);
+      agree += agree_within_tenth(def->cell.seconds, pick->cell.seconds);
     }
-    if (x > 1.1) {
+    if (!within_tenth(def->cell.seconds, best->cell.seconds)) {
       char line[320];
       std::snprintf(line, sizeof line, "#   %s, p = %zu, %s: %.3f us (runs %s), %.2fx %s (%.3f us)\n",
                     def->collective.c_str(), def->p, def->cell.has_roofline ? size_text(def->m).c_str() : "-",

@@ -874,6 +874,13 @@ inline constexpr bool default_on_ring_may_run =
   std::same_as<Tag, Automatic> ||
   (!(Tag::needs.product || Tag::needs.two_or_more_dims || Tag::needs.two_dims) && fits_topology_type<Tag, Ring<>>);
 
+/// Issue 12's tolerance for the default: a time within 1.1x of the best, as both
+/// benchmarks' summaries count it.
+inline bool within_tenth(double t, double best) { return t <= 1.1 * best; }
+/// Two timings of one schedule (the default and its pick's own column) within 1.1x of each
+/// other: the run's own resolution for the counts above.
+inline bool agree_within_tenth(double a, double b) { return std::max(a, b) <= 1.1 * std::min(a, b); }
+
 /// Calls f(topology) with the topology of p nodes the algorithm's needs call for (a 2-D
 /// mesh, as square as p allows, for the per-dimension algorithms; a hypercube for the
 /// power-of-two ones; a ring otherwise and for the default) and returns what f returns,

@@ -866,22 +866,22 @@ void print_summary(const Run& run)
         ++target_cells;
         threads_target += t->stat.avg <= native;
       }
-      default_best += !best || (d && d->stat.avg <= 1.1 * best->stat.avg);
-      pick_best += !best || (own && own->stat.avg <= 1.1 * best->stat.avg);
-      pick_ring_best += !ring_best || (own && own->stat.avg <= 1.1 * ring_best->stat.avg);
-      ring_only += best && ring_best && 1.1 * best->stat.avg < ring_best->stat.avg;
+      default_best += !best || (d && within_tenth(d->stat.avg, best->stat.avg));
+      pick_best += !best || (own && within_tenth(own->stat.avg, best->stat.avg));
+      pick_ring_best += !ring_best || (own && within_tenth(own->stat.avg, ring_best->stat.avg));
+      ring_only += best && ring_best && !within_tenth(ring_best->stat.avg, best->stat.avg);
       if (d && own) {
         ++twins;
-        twins_near += std::max(d->stat.avg, own->stat.avg) <= 1.1 * std::min(d->stat.avg, own->stat.avg);
-        slowest_twins += std::max(d->stat.max, own->stat.max) <= 1.1 * std::min(d->stat.max, own->stat.max);
+        twins_near += agree_within_tenth(d->stat.avg, own->stat.avg);
+        slowest_twins += agree_within_tenth(d->stat.max, own->stat.max);
       }
       // The same counts by the slowest rank: a call is over when its last rank is done,
       // which is what the cost model prices; the mean favours schedules whose first ranks
       // leave early (a ring's scan).
       const auto [slow_best, slow_ring] = fastest(&Stat::max);
-      slowest_default += !slow_best || (d && d->stat.max <= 1.1 * slow_best->stat.max);
-      slowest_pick += !slow_best || (own && own->stat.max <= 1.1 * slow_best->stat.max);
-      slowest_ring += !slow_ring || (own && own->stat.max <= 1.1 * slow_ring->stat.max);
+      slowest_default += !slow_best || (d && within_tenth(d->stat.max, slow_best->stat.max));
+      slowest_pick += !slow_best || (own && within_tenth(own->stat.max, slow_best->stat.max));
+      slowest_ring += !slow_ring || (own && within_tenth(own->stat.max, slow_ring->stat.max));
     }
   std::printf("\n# of %d cells: default no slower than native in %d (within 5 %% in %d); threads faster than\n"
               "#   native in %d, at least 4x faster in %d\n",

@@ -33,6 +33,7 @@
 #include <collectives/detail/require.hpp>
 #include <collectives/topology/concepts.hpp>
 
+#include <boost/hana/at.hpp>
 #include <boost/hana/filter.hpp>
 #include <boost/hana/for_each.hpp>
 #include <boost/hana/integral_constant.hpp>
@@ -47,6 +48,7 @@
 #include <string_view>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 
 namespace collectives {
 
@@ -125,22 +127,6 @@ constexpr auto algorithm_names()
   });
 }
 
-/// Calls f(tag) with the algorithm at `index` of `candidates` (a hana::tuple of tags, as
-/// select() indexes them). Throws std::invalid_argument for an index out of range.
-template <class... A, class F>
-void visit_algorithm(const boost::hana::tuple<A...>& candidates, std::size_t index, F&& f)
-{
-  std::size_t at = 0;
-  bool done = false;
-  boost::hana::for_each(candidates, [&](auto tag) {
-    if (at++ == index) {
-      f(tag);
-      done = true;
-    }
-  });
-  detail::require(done, "collectives::visit_algorithm: no candidate at that index");
-}
-
 // ---------------------------------------------------------------------------------------
 // Fit by type. Each concept is one requirement, named for what it asks, so that a call
 // naming an algorithm that cannot fit a static topology fails to compile with the
@@ -198,6 +184,44 @@ concept topology_needs_met = power_of_two_ranks<A, T> && product_of_rings<A, T> 
 /// Nothing in topology type T rules algorithm A out.
 template <class A, class T>
 concept fits_topology_type = algorithm<A> && topology_needs_met<A, T>;
+
+namespace detail {
+/// call_candidate_at's call of f with candidate I, when T is void or its type allows the
+/// candidate (f is not instantiated for one it rules out): whether it called.
+template <class T, std::size_t I, class Tuple, class F>
+constexpr bool call_candidate_if_allowed(const Tuple& candidates, F& f)
+{
+  using Tag = std::remove_cvref_t<decltype(boost::hana::at_c<I>(candidates))>;
+  if constexpr (std::is_void_v<T> || fits_topology_type<Tag, T>) {
+    f(boost::hana::at_c<I>(candidates));
+    return true;
+  } else {
+    return false;
+  }
+}
+
+/// f(tag) for the candidate at `index` of `candidates` when T (a topology type; void: any)
+/// allows it: whether f was called. A chain of direct branches that stops at `index`, the
+/// one way every caller reaches a candidate by its position: a default call runs it on
+/// every call (cost/select.hpp, visit_default_candidate, which measured it against a
+/// walk over every position and a table of function pointers).
+template <class T, class... A, class F>
+constexpr bool call_candidate_at(const boost::hana::tuple<A...>& candidates, std::size_t index, F&& f)
+{
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return ((index == I && call_candidate_if_allowed<T, I>(candidates, f)) || ...);
+  }(std::index_sequence_for<A...>{});
+}
+} // namespace detail
+
+/// Calls f(tag) with the algorithm at `index` of `candidates` (a hana::tuple of tags, as
+/// select() indexes them). Throws std::invalid_argument for an index out of range.
+template <class... A, class F>
+void visit_algorithm(const boost::hana::tuple<A...>& candidates, std::size_t index, F&& f)
+{
+  detail::require(detail::call_candidate_at<void>(candidates, index, f),
+                  "collectives::visit_algorithm: no candidate at that index");
+}
 
 /// Requirement: a commutative operator, where the algorithm reorders the combination.
 template <class A, bool Commutative>

@@ -20,7 +20,6 @@
 #include <collectives/detail/require.hpp>
 #include <collectives/topology/concepts.hpp>
 
-#include <boost/hana/at.hpp>
 #include <boost/hana/filter.hpp>
 #include <boost/hana/fold_left.hpp>
 #include <boost/hana/for_each.hpp>
@@ -156,18 +155,6 @@ constexpr std::size_t least_candidate(const boost::hana::tuple<A...>& candidates
   return best;
 }
 
-/// f(tag) for the candidate at position `index` of `candidates`, if topology type T allows
-/// it (nothing for npos).
-template <class T, class... A, class F>
-constexpr void with_candidate_at(const boost::hana::tuple<A...>& candidates, std::size_t index, F&& f)
-{
-  std::size_t at = 0;
-  boost::hana::for_each(candidates, [&](auto tag) {
-    if constexpr (fits_topology_type<decltype(tag), T>)
-      if (at == index) f(tag);
-    ++at;
-  });
-}
 
 /// select(): with `Symmetric` (constant evaluation) the estimates read the schedules'
 /// symmetry and candidates that cannot win are bounded, not worked out; without, every
@@ -210,7 +197,7 @@ constexpr Selection select_among(const boost::hana::tuple<A...>& candidates, con
       const std::size_t steps = s.num_steps();
       return steps < least ? steps * std::max<std::size_t>(1, detail::messages_of_busiest(s)) : steps;
     });
-    with_candidate_at<T>(candidates, first, [&](auto tag) {
+    call_candidate_at<T>(candidates, first, [&](auto tag) {
       first_time =
         *detail::predict_unless_beyond(tag, topo, model, problem, std::numeric_limits<double>::infinity(), true);
     });
@@ -249,7 +236,7 @@ constexpr Selection select_among(const boost::hana::tuple<A...>& candidates, con
     for (std::size_t i = 1; i < pending; ++i) // (stable: equal bounds keep the list's order)
       for (std::size_t j = i; j > 0 && order[j].first < order[j - 1].first; --j) std::swap(order[j], order[j - 1]);
     for (std::size_t i = 0; i < pending; ++i)
-      with_candidate_at<T>(candidates, order[i].second, [&](auto tag) {
+      call_candidate_at<T>(candidates, order[i].second, [&](auto tag) {
         const std::size_t here = order[i].second;
         const bool earlier = here < best.index; // wins a tie with the best so far
         const auto t = detail::predict_unless_beyond(tag, topo, model, problem, best.time, earlier);
@@ -279,7 +266,7 @@ constexpr Selection select_among(const boost::hana::tuple<A...>& candidates, con
       require_root(decltype(tag)::collective, topo, problem); // (before a schedule is built)
       return decltype(tag)::schedule(topo, problem).num_steps();
     });
-    with_candidate_at<T>(candidates, seed,
+    call_candidate_at<T>(candidates, seed,
                          [&](auto tag) { seed_time = time_of(tag, std::numeric_limits<double>::infinity()); });
     struct State {
       std::size_t at = 0;
@@ -359,35 +346,18 @@ constexpr auto default_candidates()
   return candidates_for<C, S, Commutative, InPlace>();
 }
 
-/// visit_default_candidate's call of f with candidate I, when T's type allows it (f is
-/// not instantiated for one it rules out): whether it called.
-template <class T, std::size_t I, class Tuple, class F>
-bool visit_default_candidate_at(const Tuple& candidates, F& f)
-{
-  using Tag = std::remove_cvref_t<decltype(boost::hana::at_c<I>(candidates))>;
-  if constexpr (fits_topology_type<Tag, T>) {
-    f(boost::hana::at_c<I>(candidates));
-    return true;
-  } else {
-    return false;
-  }
-}
-
 /// f(tag) for the candidate at `index` of default_candidates<C, T, ...>(), which T's type
 /// allows (select_at_run_time picks no other; f is instantiated for those only). This runs
-/// on every default call: a chain of direct branches that stops at `index`. Measured
+/// on every default call, through call_candidate_at's chain of direct branches. Measured
 /// against two alternatives on a p = 2 reduce (callgrind, the default and the named call in
 /// one binary: instructions a call and rank beyond the named call; bench_collectives, five
 /// runs: the default's time over the named pick's at 1 KiB): a walk comparing every
-/// position 128 and 1.00-1.03x; a table of function pointers 78 and 1.06-1.10x; this chain
+/// position 128 and 1.00-1.03x; a table of function pointers 78 and 1.06-1.10x; the chain
 /// 75 and 0.97-1.06x.
 template <class T, class... A, class F>
 void visit_default_candidate(const boost::hana::tuple<A...>& candidates, std::size_t index, F&& f)
 {
-  const bool done = [&]<std::size_t... I>(std::index_sequence<I...>) {
-    return ((index == I && visit_default_candidate_at<T, I>(candidates, f)) || ...);
-  }(std::index_sequence_for<A...>{});
-  require(done, "collectives::visit_algorithm: no candidate at that index");
+  require(call_candidate_at<T>(candidates, index, f), "collectives::visit_algorithm: no candidate at that index");
 }
 } // namespace detail
 
