@@ -348,12 +348,10 @@ constexpr auto default_candidates()
 
 /// f(tag) for the candidate at `index` of default_candidates<C, T, ...>(), which T's type
 /// allows (select_at_run_time picks no other; f is instantiated for those only). This runs
-/// on every default call, through call_candidate_at's chain of direct branches. Measured
-/// against two alternatives on a p = 2 reduce (callgrind, the default and the named call in
-/// one binary: instructions a call and rank beyond the named call; bench_collectives, five
-/// runs: the default's time over the named pick's at 1 KiB): a walk comparing every
-/// position 128 and 1.00-1.03x; a table of function pointers 78 and 1.06-1.10x; the chain
-/// 75 and 0.97-1.06x.
+/// on every default call, through call_candidate_at's chain of direct branches. A table of
+/// function pointers instead took 1.06-1.10x the named call's time in bench_collectives (p
+/// = 2 reduce, 1 KiB, five runs) where a chain or a walk took 0.97-1.06x
+/// (docs/performance-history.md, forty-seventh session).
 template <class T, class... A, class F>
 void visit_default_candidate(const boost::hana::tuple<A...>& candidates, std::size_t index, F&& f)
 {
