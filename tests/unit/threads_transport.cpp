@@ -11,6 +11,7 @@
 #include "../support/registry.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -845,6 +846,83 @@ TEST_CASE("threads: a team counts the CPUs its creator may run on, not the machi
   const bool two = CPU_COUNT(&before) >= 2;
   CHECK(wide.eager_bytes() == (two ? 512u : 4096u));
   CHECK(wide.cost_model().lanes == (two ? 0u : 1u));
+}
+
+namespace {
+/// What a rank saw of its placement inside run(): the CPUs its thread may run on.
+struct Placement {
+  cpu_set_t mask;
+  int count = 0;
+};
+
+/// Each rank's mask inside one run() of `team` (recorded there, checked by the caller:
+/// Catch's assertions are not thread-safe).
+std::vector<Placement> placements(threads::Team& team)
+{
+  std::vector<Placement> seen(team.size());
+  team.run([&](threads::Endpoint& ep) {
+    Placement& mine = seen[ep.rank()];
+    CPU_ZERO(&mine.mask);
+    if (sched_getaffinity(0, sizeof mine.mask, &mine.mask) == 0) mine.count = CPU_COUNT(&mine.mask);
+    std::byte b{};
+    // One message each way, so the ranks overlap in time.
+    const std::size_t peer = ep.size() == 1 ? ep.rank() : (ep.rank() + 1) % ep.size();
+    const std::size_t from = ep.size() == 1 ? ep.rank() : (ep.rank() + ep.size() - 1) % ep.size();
+    std::byte got{};
+    const ConstBytes out[] = {{&b, 1}};
+    const MutableBytes in[] = {{&got, 1}};
+    if (ep.size() > 1) ep.exchange(std::array{SendRequest{peer, out}}, std::array{RecvRequest{from, in}});
+  });
+  return seen;
+}
+} // namespace
+
+TEST_CASE("threads: run() gives each rank a CPU of its own when the caller may use enough, and gives the caller "
+          "its mask back",
+          "[threads][cpus]")
+{
+  cpu_set_t before;
+  CPU_ZERO(&before);
+  REQUIRE(sched_getaffinity(0, sizeof before, &before) == 0);
+  const auto cpus = static_cast<std::size_t>(CPU_COUNT(&before));
+  auto caller_mask_is_back = [&] {
+    cpu_set_t now;
+    CPU_ZERO(&now);
+    return sched_getaffinity(0, sizeof now, &now) == 0 && CPU_EQUAL(&now, &before);
+  };
+  // Every team size up to the caller's CPUs (at most 4), and one more than it has.
+  for (std::size_t p = 1; p <= std::min<std::size_t>(cpus, 4) + 1; ++p) {
+    INFO("p = " << p << ", " << cpus << " CPUs");
+    for (const bool pin : {true, false}) {
+      INFO("Options::pin " << pin);
+      threads::Team team{p, threads::Options{.pin = pin}};
+      const std::vector<Placement> seen = placements(team);
+      CHECK(caller_mask_is_back());
+      if (pin && p <= cpus) {
+        // One CPU each, all different, all of the caller's.
+        cpu_set_t taken;
+        CPU_ZERO(&taken);
+        for (const Placement& r : seen) {
+          REQUIRE(r.count == 1);
+          cpu_set_t both;
+          CPU_AND(&both, &r.mask, &before);
+          CHECK(CPU_COUNT(&both) == 1);
+          CPU_OR(&taken, &taken, &r.mask);
+        }
+        CHECK(static_cast<std::size_t>(CPU_COUNT(&taken)) == p);
+      } else {
+        // Not placed: every rank may run on every CPU the caller may.
+        for (const Placement& r : seen) CHECK(CPU_EQUAL(&r.mask, &before));
+      }
+    }
+  }
+  // A rank that throws: run() rethrows, and the caller's mask is back all the same.
+  threads::Team team{std::min<std::size_t>(cpus, 2)};
+  CHECK_THROWS_AS(team.run([](threads::Endpoint& ep) {
+    if (ep.rank() == 0) throw std::runtime_error("rank 0 fails");
+  }),
+                  std::runtime_error);
+  CHECK(caller_mask_is_back());
 }
 
 TEST_CASE("threads: sleepers fence with membarrier where the kernel offers it", "[threads]")

@@ -147,6 +147,19 @@ struct Options {
   /// fence of their own on every message (see the top of this header). false: every
   /// waker fences (std::atomic_thread_fence, seq_cst), as on systems without membarrier.
   bool membarrier = true;
+  /// Whether run() gives each rank a CPU of its own when the calling thread's affinity mask
+  /// has at least p CPUs (Linux): rank 0 stays on the CPU the caller runs on, rank r takes
+  /// the next CPU of the mask, and each rank's thread is pinned there until run() returns
+  /// (the caller's mask is then restored). A thread starts on the CPU of the thread that
+  /// creates it, and a scheduler may leave two ranks on one CPU while another idles, where
+  /// every hand-off between them waits for a context switch: an all-reduce of 8 KiB at
+  /// p = 2 then took about 70 us a call instead of 0.7, for the first 20-60 ms of every
+  /// run() on a 2-vCPU VM, and a rank that slept and was woken could be moved back onto its
+  /// waker's CPU. false: the ranks run wherever the system puts them. Never with more ranks
+  /// than the mask's CPUs: pinning several ranks to a CPU only keeps the scheduler from
+  /// balancing them. (Inside run() a rank's thread sees its one CPU: a Team created there
+  /// counts one core.)
+  bool pin = true;
 };
 
 /// One rank's end of a Team; satisfies collectives::endpoint, takes the step's identity,
@@ -492,6 +505,7 @@ private:
   bool oversubscribed_ = false;
   bool asymmetric_ = false; // the sleeper's fence is membarrier (see the top of this header)
   unsigned cores_ = 1;
+  bool pin_ = true; // Options::pin
   unsigned spin_limit_ = 1024; // polls (with pause) before yielding
   unsigned yield_limit_ = 16;  // polls (with yield) before blocking on the doorbell
   std::size_t share_chunk_ = std::size_t(-1); // bytes (Options::share_chunk)

@@ -76,6 +76,7 @@ COLLECTIVES_DECL Team::Team(std::size_t p, Options options) : p_(p)
   ring_bytes_ = std::bit_ceil(std::max(options.channel_bytes, least));
   ring_mask_ = ring_bytes_ - 1;
   asymmetric_ = options.membarrier && membarrier_registered();
+  pin_ = options.pin;
   // Spinning only pays when the partner is running on another core: a short spin, a few
   // yields (which hand the core to a runnable partner), then block. Measured with
   // benchmarks/threads_transport.cpp on 2 shared cores: long spins (4096 polls and more)
@@ -120,7 +121,11 @@ COLLECTIVES_DECL void Team::reset()
 COLLECTIVES_DECL void Team::run_each(void (*fn)(void*, Endpoint&), void* f)
 {
   reset();
+  // A CPU for each rank (Options::pin), from the mask of the thread calling run(); none
+  // with more ranks than its CPUs.
+  const std::vector<std::size_t> cpus = pin_ ? detail::rank_cpus(p_) : std::vector<std::size_t>{};
   auto body = [&](std::size_t r) {
+    const detail::PinnedThread placed(cpus.empty() ? SIZE_MAX : cpus[r], r == 0);
     Endpoint ep(*this, r);
     try {
       fn(f, ep);
