@@ -335,7 +335,11 @@ TEST_CASE("threads: a sender whose message was taken is not blamed when its rece
   // A single-copy message (above the eager limit) whose receiver copies it and returns at
   // once: the sender, asleep, must see the copy rather than a peer that "has already
   // returned" (the race the fault-injection tests found; it failed about 1 run in 10,000).
-  threads::Team team(2, threads::Options{.spin = 1, .yields = 1}); // block soon
+  // Block soon; and run where the system puts the threads (Options::pin): pinning a new
+  // thread to a CPU that another test process holds costs up to a time slice per run(),
+  // and this test makes 20,000 runs of a few microseconds (0.7 s unpinned, 10 s pinned
+  // under ctest -j2).
+  threads::Team team(2, threads::Options{.spin = 1, .yields = 1, .pin = false});
   std::vector<std::byte> out(8192, std::byte{1}), in(8192);
   int failures = 0;
   const int runs = testing::sanitized ? 4000 : 20000; // sanitizers: 5-10x slower per run

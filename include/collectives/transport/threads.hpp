@@ -155,7 +155,8 @@ struct Options {
   /// every hand-off between them waits for a context switch: an all-reduce of 8 KiB at
   /// p = 2 then took about 70 us a call instead of 0.7, for the first 20-60 ms of every
   /// run() on a 2-vCPU VM, and a rank that slept and was woken could be moved back onto its
-  /// waker's CPU. false: the ranks run wherever the system puts them. Never with more ranks
+  /// waker's CPU. Placing costs a run about 35 us (moving the new threads), which a run of
+  /// one or two calls feels. false: the ranks run wherever the system puts them. Never with more ranks
   /// than the mask's CPUs: pinning several ranks to a CPU only keeps the scheduler from
   /// balancing them. (Inside run() a rank's thread sees its one CPU: a Team created there
   /// counts one core.)
