@@ -245,8 +245,9 @@ public:
   /// (Options::membarrier, where the system offers it; see the top of this header).
   bool uses_membarrier() const noexcept { return asymmetric_; }
 
-  /// Runs f(endpoint) on p threads (rank 0 on the calling thread) and waits for all.
-  /// If any rank throws, the others are released (a rank waiting for a failed rank throws
+  /// Runs f(endpoint) on p threads (rank 0 on the calling thread) and waits for all, each
+  /// pinned to a CPU of its own when the caller may use p CPUs (Options::pin; the caller's
+  /// mask is restored before run() returns). If any rank throws, the others are released (a rank waiting for a failed rank throws
   /// RankFailed naming it) and the first exception is rethrown, preferring one that is not
   /// a RankFailed (the original: a rank may be released before the rank it waits for has
   /// failed the team). Every rank's f runs, even
