@@ -898,7 +898,7 @@ TEST_CASE("threads: run() gives each rank a CPU of its own when the caller may u
       threads::Team team{p, threads::Options{.pin = pin}};
       const std::vector<Placement> seen = placements(team);
       CHECK(caller_mask_is_back());
-      if (pin && p <= cpus) {
+      if (pin && p >= 2 && p <= cpus) {
         // One CPU each, all different, all of the caller's.
         cpu_set_t taken;
         CPU_ZERO(&taken);
@@ -911,7 +911,8 @@ TEST_CASE("threads: run() gives each rank a CPU of its own when the caller may u
         }
         CHECK(static_cast<std::size_t>(CPU_COUNT(&taken)) == p);
       } else {
-        // Not placed: every rank may run on every CPU the caller may.
+        // Not placed (a rank alone has no partner to keep apart from): every rank may run
+        // on every CPU the caller may.
         for (const Placement& r : seen) CHECK(CPU_EQUAL(&r.mask, &before));
       }
     }

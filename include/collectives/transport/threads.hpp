@@ -148,7 +148,7 @@ struct Options {
   /// waker fences (std::atomic_thread_fence, seq_cst), as on systems without membarrier.
   bool membarrier = true;
   /// Whether run() gives each rank a CPU of its own when the calling thread's affinity mask
-  /// has at least p CPUs (Linux): rank 0 stays on the CPU the caller runs on, rank r takes
+  /// has at least p CPUs and p >= 2 (Linux): rank 0 stays on the CPU the caller runs on, rank r takes
   /// the next CPU of the mask, and each rank's thread is pinned there until run() returns
   /// (the caller's mask is then restored). A thread starts on the CPU of the thread that
   /// creates it, and a scheduler may leave two ranks on one CPU while another idles, where
@@ -246,7 +246,7 @@ public:
   bool uses_membarrier() const noexcept { return asymmetric_; }
 
   /// Runs f(endpoint) on p threads (rank 0 on the calling thread) and waits for all, each
-  /// pinned to a CPU of its own when the caller may use p CPUs (Options::pin; the caller's
+  /// pinned to a CPU of its own when p >= 2 and the caller may use p CPUs (Options::pin; the caller's
   /// mask is restored before run() returns). If any rank throws, the others are released (a rank waiting for a failed rank throws
   /// RankFailed naming it) and the first exception is rethrown, preferring one that is not
   /// a RankFailed (the original: a rank may be released before the rank it waits for has

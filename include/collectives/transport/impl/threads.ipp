@@ -122,8 +122,8 @@ COLLECTIVES_DECL void Team::run_each(void (*fn)(void*, Endpoint&), void* f)
 {
   reset();
   // A CPU for each rank (Options::pin), from the mask of the thread calling run(); none
-  // with more ranks than its CPUs.
-  const std::vector<std::size_t> cpus = pin_ ? detail::rank_cpus(p_) : std::vector<std::size_t>{};
+  // with more ranks than its CPUs, nor for a rank alone (no partner to be kept apart from).
+  const std::vector<std::size_t> cpus = pin_ && p_ > 1 ? detail::rank_cpus(p_) : std::vector<std::size_t>{};
   auto body = [&](std::size_t r) {
     const detail::PinnedThread placed(cpus.empty() ? SIZE_MAX : cpus[r], r == 0);
     Endpoint ep(*this, r);
