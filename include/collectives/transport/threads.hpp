@@ -147,19 +147,19 @@ struct Options {
   /// fence of their own on every message (see the top of this header). false: every
   /// waker fences (std::atomic_thread_fence, seq_cst), as on systems without membarrier.
   bool membarrier = true;
-  /// Whether run() gives each rank a CPU of its own when the calling thread's affinity mask
-  /// has at least p CPUs and p >= 2 (Linux): rank 0 stays on the CPU the caller runs on, rank r takes
-  /// the next CPU of the mask, and each rank's thread is pinned there until run() returns
-  /// (the caller's mask is then restored). A thread starts on the CPU of the thread that
-  /// creates it, and a scheduler may leave two ranks on one CPU while another idles, where
-  /// every hand-off between them waits for a context switch: an all-reduce of 8 KiB at
-  /// p = 2 then took about 70 us a call instead of 0.7, for the first 20-60 ms of every
-  /// run() on a 2-vCPU VM, and a rank that slept and was woken could be moved back onto its
-  /// waker's CPU. Placing costs a run about 35 us (moving the new threads), which a run of
-  /// one or two calls feels. false: the ranks run wherever the system puts them. Never with more ranks
-  /// than the mask's CPUs: pinning several ranks to a CPU only keeps the scheduler from
-  /// balancing them. (Inside run() a rank's thread sees its one CPU: a Team created there
-  /// counts one core.)
+  /// Whether run() gives each rank a CPU of its own when p >= 2 and the calling thread's
+  /// affinity mask has at least p CPUs (Linux): rank 0 stays on the CPU the caller runs on,
+  /// rank r takes the next CPU of the mask, and each rank's thread is pinned there until
+  /// run() returns (the caller's mask is then restored). A thread starts on the CPU of the
+  /// thread that creates it, and a scheduler may leave two ranks on one CPU while another
+  /// idles, where every hand-off between them waits for a context switch: an all-reduce of
+  /// 8 KiB at p = 2 then took about 70 us a call instead of 0.7, for the first 20-60 ms of
+  /// every run() on a 2-vCPU VM, and a rank that slept and was woken could be moved back
+  /// onto its waker's CPU. Placing costs a run about 35 us (moving the new threads), which
+  /// a run of one or two calls feels. false: the ranks run wherever the system puts them.
+  /// Never with more ranks than the mask's CPUs: pinning several ranks to a CPU only keeps
+  /// the scheduler from balancing them. (Inside run() a rank's thread sees its one CPU: a
+  /// Team created there counts one core.)
   bool pin = true;
 };
 
@@ -246,12 +246,13 @@ public:
   bool uses_membarrier() const noexcept { return asymmetric_; }
 
   /// Runs f(endpoint) on p threads (rank 0 on the calling thread) and waits for all, each
-  /// pinned to a CPU of its own when p >= 2 and the caller may use p CPUs (Options::pin; the caller's
-  /// mask is restored before run() returns). If any rank throws, the others are released (a rank waiting for a failed rank throws
-  /// RankFailed naming it) and the first exception is rethrown, preferring one that is not
-  /// a RankFailed (the original: a rank may be released before the rank it waits for has
-  /// failed the team). Every rank's f runs, even
-  /// when another rank has failed before it starts, unless the threads cannot be started.
+  /// pinned to a CPU of its own when p >= 2 and the caller may use p CPUs (Options::pin;
+  /// the caller's mask is restored before run() returns). If any rank throws, the others
+  /// are released (a rank waiting for a failed rank throws RankFailed naming it) and the
+  /// first exception is rethrown, preferring one that is not a RankFailed (the original: a
+  /// rank may be released before the rank it waits for has failed the team). Every rank's
+  /// f runs, even when another rank has failed before it starts, unless the threads cannot
+  /// be started.
   /// A message sent but never received makes run() throw CallMismatch naming it.
   template <class F>
   void run(F&& f)
