@@ -5,6 +5,7 @@
 // the checks run on the test's thread after Team::run returns.
 
 #include <catch2/catch.hpp>
+#include <collectives/detail/cpus.hpp>
 
 #include "../support/failures.hpp"
 #include "../support/harness.hpp"
@@ -924,6 +925,35 @@ TEST_CASE("threads: run() gives each rank a CPU of its own when the caller may u
   }),
                   std::runtime_error);
   CHECK(caller_mask_is_back());
+}
+
+TEST_CASE("threads: ranks take a core each before any core's second hardware thread", "[threads][cpus]")
+{
+  using detail::spread_cpus;
+  using V = std::vector<std::size_t>;
+  const V eight{0, 1, 2, 3, 4, 5, 6, 7};
+  // No SMT (every CPU its own core): the caller's CPU, then the rest in order.
+  auto own = [](std::size_t c) { return std::uint64_t{c}; };
+  CHECK(spread_cpus(eight, 2, 3, own) == V{2, 0, 1});
+  CHECK(spread_cpus(eight, 0, 8, own) == eight);
+  // Siblings numbered side by side (CPUs 2k and 2k + 1 share core k).
+  auto pairs = [](std::size_t c) { return std::uint64_t{c / 2}; };
+  CHECK(spread_cpus(eight, 0, 4, pairs) == V{0, 2, 4, 6});
+  CHECK(spread_cpus(eight, 3, 3, pairs) == V{3, 0, 4});
+  CHECK(spread_cpus(eight, 0, 6, pairs) == V{0, 2, 4, 6, 1, 3});
+  // Siblings numbered a half apart (CPUs k and k + 4 share core k), the caller on a second
+  // thread: its core's other thread comes last.
+  auto halves = [](std::size_t c) { return std::uint64_t{c % 4}; };
+  CHECK(spread_cpus(eight, 5, 3, halves) == V{5, 0, 2});
+  CHECK(spread_cpus(eight, 5, 5, halves) == V{5, 0, 2, 3, 1});
+  // A mask that skips CPUs; fewer CPUs than ranks, or a caller outside the mask: none.
+  CHECK(spread_cpus(V{1, 3, 6}, 6, 3, pairs) == V{6, 1, 3});
+  CHECK(spread_cpus(V{1, 3}, 1, 3, own).empty());
+  CHECK(spread_cpus(V{1, 3}, 2, 2, own).empty());
+  // The machine's own cores: a CPU is always on its own core; one the system does not know
+  // is a core of its own.
+  CHECK(detail::core_of(0) == detail::core_of(0));
+  CHECK(detail::core_of(100000) != detail::core_of(100001));
 }
 
 TEST_CASE("threads: sleepers fence with membarrier where the kernel offers it", "[threads]")

@@ -5,15 +5,18 @@
 // transports decide from it whether their ranks outnumber the cores they share, and the
 // threads transport places its ranks on CPUs of it (rank_cpus, PinnedThread).
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <thread>
 #include <vector>
 
 #if defined(__linux__)
 #include <sched.h>
+#include <unistd.h>
 #endif
 
 namespace collectives::detail {
@@ -51,28 +54,90 @@ inline std::size_t cpu_count(const CpuMask& mask)
   return n != 0 ? n : 1;
 }
 
-/// A CPU for each of p ranks, all different, from the calling thread's mask: rank 0 (the
-/// calling thread) keeps the CPU it runs on, the others take the rest in order. Empty
-/// where the mask has fewer than p CPUs, or where the system cannot pin threads (not
-/// Linux, or the CPU it runs on is not known).
-inline std::vector<std::size_t> rank_cpus(std::size_t p)
+/// The core CPU `cpu` belongs to: CPUs with the same key are hardware threads of one core
+/// (SMT). On Linux the physical package and core id of /sys/devices/system/cpu/cpuN/topology,
+/// read once per process for every configured CPU; a CPU the system says nothing of is a
+/// core of its own.
+inline std::uint64_t core_of(std::size_t cpu)
+{
+  constexpr std::uint64_t alone = std::uint64_t{1} << 63; // | cpu: a core of its own
+  static const std::vector<std::uint64_t> keys = [] {
+    std::vector<std::uint64_t> k;
+#if defined(__linux__)
+    const long configured = sysconf(_SC_NPROCESSORS_CONF);
+    const std::size_t n = configured > 0 ? std::min<std::size_t>(static_cast<std::size_t>(configured), 4096) : 0;
+    auto read = [](std::size_t c, const char* what, unsigned long& v) {
+      char path[96];
+      std::snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%zu/topology/%s", c, what);
+      std::FILE* f = std::fopen(path, "r");
+      if (f == nullptr) return false;
+      const bool ok = std::fscanf(f, "%lu", &v) == 1;
+      std::fclose(f);
+      return ok;
+    };
+    k.resize(n);
+    for (std::size_t c = 0; c < n; ++c) {
+      unsigned long package = 0, core = 0;
+      k[c] = read(c, "physical_package_id", package) && read(c, "core_id", core) && package < (1ul << 31)
+               ? (std::uint64_t{package} << 32) | core
+               : alone | c;
+    }
+#endif
+    return k;
+  }();
+  return cpu < keys.size() ? keys[cpu] : alone | cpu;
+}
+
+/// p CPUs out of `allowed` (ascending), one for each rank: `here` first (rank 0, the
+/// calling thread, stays where it runs), then one CPU of every core that has none yet, in
+/// the order of `allowed`, and only then the cores' other hardware threads (two ranks on
+/// one core share its execution units while another core idles). `core(c)` names c's
+/// core (core_of). Empty when `allowed` has fewer than p CPUs or lacks `here`.
+template <class Core>
+std::vector<std::size_t> spread_cpus(const std::vector<std::size_t>& allowed, std::size_t here, std::size_t p,
+                                     Core core)
 {
   std::vector<std::size_t> cpus;
+  if (p == 0 || allowed.size() < p || std::find(allowed.begin(), allowed.end(), here) == allowed.end()) return cpus;
+  cpus.reserve(p);
+  cpus.push_back(here);
+  std::vector<std::uint64_t> taken{core(here)};
+  for (const std::size_t c : allowed) {
+    if (cpus.size() == p) break;
+    const std::uint64_t k = core(c);
+    if (c != here && std::find(taken.begin(), taken.end(), k) == taken.end()) {
+      cpus.push_back(c);
+      taken.push_back(k);
+    }
+  }
+  for (const std::size_t c : allowed) {
+    if (cpus.size() == p) break;
+    if (std::find(cpus.begin(), cpus.end(), c) == cpus.end()) cpus.push_back(c);
+  }
+  return cpus;
+}
+
+/// A CPU for each of p ranks, all different, from the calling thread's mask (spread_cpus:
+/// rank 0 keeps the CPU the calling thread runs on, the others a core each before any
+/// core's second hardware thread). Empty where the mask has fewer than p CPUs, or where the
+/// system cannot pin threads (not Linux, or the CPU it runs on is not known).
+inline std::vector<std::size_t> rank_cpus(std::size_t p)
+{
 #if defined(__linux__)
   cpu_set_t set;
   CPU_ZERO(&set);
   const int running_on = sched_getcpu();
-  if (p == 0 || running_on < 0 || sched_getaffinity(0, sizeof set, &set) != 0) return cpus;
-  const auto here = static_cast<std::size_t>(running_on);
-  if (here >= CPU_SETSIZE || !CPU_ISSET(here, &set) || static_cast<std::size_t>(CPU_COUNT(&set)) < p) return cpus;
-  cpus.reserve(p);
-  cpus.push_back(here);
-  for (std::size_t c = 0; c < CPU_SETSIZE && cpus.size() < p; ++c)
-    if (c != here && CPU_ISSET(c, &set)) cpus.push_back(c);
+  if (p == 0 || running_on < 0 || sched_getaffinity(0, sizeof set, &set) != 0 ||
+      static_cast<std::size_t>(CPU_COUNT(&set)) < p)
+    return {};
+  std::vector<std::size_t> allowed;
+  for (std::size_t c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) allowed.push_back(c);
+  return spread_cpus(allowed, static_cast<std::size_t>(running_on), p, core_of);
 #else
   (void)p;
+  return {};
 #endif
-  return cpus;
 }
 
 /// Pins the calling thread to one CPU for its lifetime (a rank's own thread), or, with

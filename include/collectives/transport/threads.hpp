@@ -149,9 +149,10 @@ struct Options {
   bool membarrier = true;
   /// Whether run() gives each rank a CPU of its own when p >= 2 and the calling thread's
   /// affinity mask has at least p CPUs (Linux): rank 0 stays on the CPU the caller runs on,
-  /// rank r takes the next CPU of the mask, and each rank's thread is pinned there until
-  /// run() returns (the caller's mask is then restored). A thread starts on the CPU of the
-  /// thread that creates it, and a scheduler may leave two ranks on one CPU while another
+  /// the others take a core each before any core's second hardware thread (SMT), in the
+  /// order of the mask, and each rank's thread is pinned there until run() returns (the
+  /// caller's mask is then restored). A thread starts on the CPU of the thread that creates
+  /// it, and a scheduler may leave two ranks on one CPU while another
   /// idles, where every hand-off between them waits for a context switch: an all-reduce of
   /// 8 KiB at p = 2 then took about 70 us a call instead of 0.7, for the first 20-60 ms of
   /// every run() on a 2-vCPU VM, and a rank that slept and was woken could be moved back
