@@ -865,14 +865,13 @@ std::vector<Placement> placements(threads::Team& team)
     Placement& mine = seen[ep.rank()];
     CPU_ZERO(&mine.mask);
     if (sched_getaffinity(0, sizeof mine.mask, &mine.mask) == 0) mine.count = CPU_COUNT(&mine.mask);
-    std::byte b{};
-    // One message each way, so the ranks overlap in time.
-    const std::size_t peer = ep.size() == 1 ? ep.rank() : (ep.rank() + 1) % ep.size();
-    const std::size_t from = ep.size() == 1 ? ep.rank() : (ep.rank() + ep.size() - 1) % ep.size();
-    std::byte got{};
+    if (ep.size() == 1) return;
+    // One message around the ring, so the ranks overlap in time.
+    std::byte b{}, got{};
     const ConstBytes out[] = {{&b, 1}};
     const MutableBytes in[] = {{&got, 1}};
-    if (ep.size() > 1) ep.exchange(std::array{SendRequest{peer, out}}, std::array{RecvRequest{from, in}});
+    ep.exchange(std::array{SendRequest{(ep.rank() + 1) % ep.size(), out}},
+                std::array{RecvRequest{(ep.rank() + ep.size() - 1) % ep.size(), in}});
   });
   return seen;
 }

@@ -155,7 +155,6 @@ constexpr std::size_t least_candidate(const boost::hana::tuple<A...>& candidates
   return best;
 }
 
-
 /// select(): with `Symmetric` (constant evaluation) the estimates read the schedules'
 /// symmetry and candidates that cannot win are bounded, not worked out; without, every
 /// candidate's estimate visits every rank (estimate_every_rank: the same times, bit for

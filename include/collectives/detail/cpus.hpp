@@ -3,7 +3,8 @@
 // containers and batch systems (Slurm's --cpus-per-task) narrow; elsewhere, or when the
 // system does not say, every CPU std::thread::hardware_concurrency() counts. The
 // transports decide from it whether their ranks outnumber the cores they share, and the
-// threads transport places its ranks on CPUs of it (rank_cpus, PinnedThread).
+// threads transport places its ranks on CPUs of it, a core each first (rank_cpus,
+// spread_cpus, core_of, PinnedThread).
 
 #include <algorithm>
 #include <array>
@@ -124,15 +125,12 @@ std::vector<std::size_t> spread_cpus(const std::vector<std::size_t>& allowed, st
 inline std::vector<std::size_t> rank_cpus(std::size_t p)
 {
 #if defined(__linux__)
-  cpu_set_t set;
-  CPU_ZERO(&set);
   const int running_on = sched_getcpu();
-  if (p == 0 || running_on < 0 || sched_getaffinity(0, sizeof set, &set) != 0 ||
-      static_cast<std::size_t>(CPU_COUNT(&set)) < p)
-    return {};
+  if (p == 0 || running_on < 0) return {};
+  const CpuMask mask = allowed_cpus();
   std::vector<std::size_t> allowed;
-  for (std::size_t c = 0; c < CPU_SETSIZE; ++c)
-    if (CPU_ISSET(c, &set)) allowed.push_back(c);
+  for (std::size_t c = 0; c < 64 * mask.size(); ++c)
+    if ((mask[c / 64] >> (c % 64)) & 1) allowed.push_back(c);
   return spread_cpus(allowed, static_cast<std::size_t>(running_on), p, core_of);
 #else
   (void)p;
