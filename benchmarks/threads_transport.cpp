@@ -26,7 +26,8 @@
 // loops that change the root or the size from call to call; and the same broadcast and
 // alltoall when the caller reads 1 MiB of its own memory between calls (as an application
 // computes between collectives), each call timed alone, beside the same timing with nothing
-// between calls.
+// between calls; and a Team::run itself (an empty one, one with an 8-byte all-reduce)
+// against p - 1 threads started and joined by hand.
 
 #include "baseline/threads_8407db1.hpp"
 
@@ -492,6 +493,50 @@ int main(int argc, char** argv)
     row("alltoall, nothing between calls (the same timing)", null_cold_ns(set.p, model, cold_n, 0, [&](auto& c) {
           alltoall(c, std::span<const double>(blocks), std::span<double>(got));
         }));
+  }
+  // A run itself: the team keeps its ranks' threads, so a run wakes them; until the
+  // forty-ninth session every run started and joined p - 1 threads (and placed them), which
+  // the by-hand column is a lower bound of.
+  std::printf("\nTeam::run itself, p = %zu: us a run of an empty function and of one 8-byte all-reduce on\n"
+              "the team, against p - 1 std::threads started and joined by hand (median of %zu batches of\n"
+              "200 runs).\n\n",
+              set.p, set.batches);
+  std::printf("| run | us | / threads by hand |\n|---|--:|--:|\n");
+  {
+    constexpr int runs = 200;
+    auto per_run = [&](auto&& once) {
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int r = 0; r < runs; ++r) once();
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / runs;
+    };
+    std::vector<int> sums(set.p);
+    auto empty = [&] { now.run([](threads::Endpoint&) {}); };
+    auto one_allreduce = [&] {
+      now.run([&](threads::Endpoint& ep) {
+        Communicator comm(ep, Ring<>(ep.size()));
+        const double mine = 1.0;
+        double sum = 0;
+        allreduce(comm, std::span<const double>(&mine, 1), std::span<double>(&sum, 1), std::plus<>{});
+        sums[ep.rank()] = static_cast<int>(sum);
+      });
+    };
+    auto by_hand = [&] {
+      std::vector<std::thread> started;
+      for (std::size_t r = 1; r < set.p; ++r) started.emplace_back([] {});
+      for (std::thread& t : started) t.join();
+    };
+    std::vector<double> t_empty, t_one, t_hand;
+    for (std::size_t b = 0; b < set.batches; ++b) {
+      t_empty.push_back(per_run(empty));
+      t_one.push_back(per_run(one_allreduce));
+      t_hand.push_back(per_run(by_hand));
+    }
+    const bool ok = std::all_of(sums.begin(), sums.end(), [&](int x) { return x == static_cast<int>(set.p); });
+    all_ok = all_ok && ok;
+    const double e = median(t_empty), o = median(t_one), h = median(t_hand);
+    std::printf("| empty function | %.1f | %.2f |\n", e * 1e6, e / h);
+    std::printf("| one 8-byte all-reduce | %.1f | %.2f |%s\n", o * 1e6, o / h, ok ? "" : " WRONG");
+    std::printf("| p - 1 threads by hand | %.1f | 1.00 |\n", h * 1e6);
   }
   return all_ok ? 0 : 1;
 }

@@ -825,19 +825,32 @@ TEST_CASE("threads: a rank that waits long sleeps instead of spinning", "[thread
   }
 }
 
+namespace {
+/// The calling thread's CPUs, and the first of them alone (as a taskset or cpuset would
+/// narrow it).
+struct CallerCpus {
+  cpu_set_t all;
+  cpu_set_t one;
+};
+CallerCpus caller_cpus()
+{
+  CallerCpus c;
+  CPU_ZERO(&c.all);
+  REQUIRE(sched_getaffinity(0, sizeof c.all, &c.all) == 0);
+  int first = 0;
+  while (!CPU_ISSET(first, &c.all)) ++first;
+  CPU_ZERO(&c.one);
+  CPU_SET(first, &c.one);
+  return c;
+}
+} // namespace
+
 TEST_CASE("threads: a team counts the CPUs its creator may run on, not the machine's", "[threads][cpus]")
 {
   // Narrowed to one CPU (as a cpuset or taskset would leave it), two ranks share a core:
   // the team is oversubscribed (eager up to 4 KiB, one lane in its model) whatever the
   // machine has; with the creator's own CPUs back, as many as it may use.
-  cpu_set_t before;
-  CPU_ZERO(&before);
-  REQUIRE(sched_getaffinity(0, sizeof before, &before) == 0);
-  int first = 0;
-  while (!CPU_ISSET(first, &before)) ++first;
-  cpu_set_t one;
-  CPU_ZERO(&one);
-  CPU_SET(first, &one);
+  const auto [before, one] = caller_cpus();
   REQUIRE(sched_setaffinity(0, sizeof one, &one) == 0);
   const threads::Team narrowed{2};
   REQUIRE(sched_setaffinity(0, sizeof before, &before) == 0);
@@ -924,6 +937,136 @@ TEST_CASE("threads: run() gives each rank a CPU of its own when the caller may u
   }),
                   std::runtime_error);
   CHECK(caller_mask_is_back());
+}
+
+namespace {
+/// Counts the threads whose thread_local copy has been destroyed (their thread ended).
+std::atomic<int> threads_ended{0};
+struct EndOfThread {
+  bool used = false;
+  ~EndOfThread()
+  {
+    if (used) ++threads_ended;
+  }
+};
+thread_local EndOfThread end_of_thread;
+thread_local int runs_on_this_thread = 0;
+} // namespace
+
+TEST_CASE("threads: a team keeps its ranks' threads from run to run, and joins them when it goes", "[threads][pool]")
+{
+  constexpr std::size_t p = 3;
+  constexpr int runs = 4;
+  threads_ended = 0;
+  {
+    threads::Team team{p};
+    std::vector<std::vector<std::thread::id>> ids(runs, std::vector<std::thread::id>(p));
+    std::vector<int> count(p);
+    for (int k = 0; k < runs; ++k)
+      team.run([&](threads::Endpoint& ep) {
+        ids[k][ep.rank()] = std::this_thread::get_id();
+        end_of_thread.used = true;
+        count[ep.rank()] = ++runs_on_this_thread;
+      });
+    for (int k = 0; k < runs; ++k) {
+      CHECK(ids[k][0] == std::this_thread::get_id()); // rank 0: the caller
+      CHECK(ids[k][1] != ids[k][0]);
+      CHECK(ids[k][2] != ids[k][0]);
+      CHECK(ids[k][1] != ids[k][2]);
+      CHECK(ids[k][1] == ids[0][1]); // the same threads every run
+      CHECK(ids[k][2] == ids[0][2]);
+    }
+    // A rank's thread_local state lasts from run to run.
+    CHECK(count[1] == runs);
+    CHECK(count[2] == runs);
+    CHECK(threads_ended == 0);
+  }
+  // The team's destructor has joined ranks 1 and 2's threads (their thread_locals are gone).
+  CHECK(threads_ended == 2);
+  end_of_thread.used = false; // the caller's own thread does not end here
+}
+
+TEST_CASE("threads: a kept rank's thread runs where each run's caller may", "[threads][pool][cpus]")
+{
+  const auto [before, one] = caller_cpus();
+  const bool two = CPU_COUNT(&before) >= 2;
+  auto all_on = [](const std::vector<Placement>& seen, const cpu_set_t& mask) {
+    return std::all_of(seen.begin(), seen.end(), [&](const Placement& r) { return CPU_EQUAL(&r.mask, &mask); });
+  };
+  auto apart = [](const std::vector<Placement>& seen) {
+    cpu_set_t taken;
+    CPU_ZERO(&taken);
+    for (const Placement& r : seen) {
+      if (r.count != 1) return false;
+      CPU_OR(&taken, &taken, &r.mask);
+    }
+    return static_cast<std::size_t>(CPU_COUNT(&taken)) == seen.size();
+  };
+  for (const bool pin : {true, false}) {
+    INFO("Options::pin " << pin);
+    threads::Team team{2, threads::Options{.pin = pin}};
+    // The caller's whole mask: pinned a CPU each (given two), or both on the mask.
+    std::vector<Placement> seen = placements(team);
+    CHECK((pin && two ? apart(seen) : all_on(seen, before)));
+    // The caller narrowed to one CPU: two ranks do not fit, so nothing is pinned and rank
+    // 1's kept thread leaves its CPU for the caller's new mask.
+    REQUIRE(sched_setaffinity(0, sizeof one, &one) == 0);
+    seen = placements(team);
+    cpu_set_t now;
+    CPU_ZERO(&now);
+    REQUIRE(sched_getaffinity(0, sizeof now, &now) == 0);
+    REQUIRE(sched_setaffinity(0, sizeof before, &before) == 0);
+    CHECK(CPU_EQUAL(&now, &one));
+    CHECK(all_on(seen, one));
+    // The whole mask again.
+    seen = placements(team);
+    CHECK((pin && two ? apart(seen) : all_on(seen, before)));
+  }
+}
+
+TEST_CASE("threads: run() on a team that is running throws std::logic_error and runs nothing", "[threads][pool]")
+{
+  threads::Team team{2};
+  // From one of its own ranks.
+  std::vector<int> rejected(2, 0), nested_ran(2, 0);
+  team.run([&](threads::Endpoint& ep) {
+    try {
+      team.run([&](threads::Endpoint& inner) { nested_ran[inner.rank()] = 1; });
+    } catch (const std::logic_error& e) {
+      rejected[ep.rank()] = std::string(e.what()).find("already running") != std::string::npos ? 1 : 2;
+    }
+  });
+  CHECK(rejected == std::vector<int>{1, 1});
+  CHECK(nested_ran == std::vector<int>{0, 0});
+  // From another thread while the first run is on.
+  std::atomic<int> stage{0};
+  bool other_rejected = false;
+  std::thread other([&] {
+    while (stage.load() == 0) std::this_thread::yield();
+    try {
+      team.run([](threads::Endpoint&) {});
+    } catch (const std::logic_error&) {
+      other_rejected = true;
+    }
+    stage = 2;
+  });
+  team.run([&](threads::Endpoint& ep) {
+    if (ep.rank() != 0) return;
+    stage = 1;
+    while (stage.load() != 2) std::this_thread::yield();
+  });
+  other.join();
+  CHECK(other_rejected);
+  // And the team runs as before.
+  std::vector<std::size_t> got(2, 99);
+  team.run([&](threads::Endpoint& ep) {
+    std::size_t mine = ep.rank(), theirs = 99;
+    const ConstBytes out[] = {{reinterpret_cast<const std::byte*>(&mine), sizeof mine}};
+    const MutableBytes in[] = {{reinterpret_cast<std::byte*>(&theirs), sizeof theirs}};
+    ep.exchange(std::array{SendRequest{1 - ep.rank(), out}}, std::array{RecvRequest{1 - ep.rank(), in}});
+    got[ep.rank()] = theirs;
+  });
+  CHECK(got == std::vector<std::size_t>{1, 0});
 }
 
 TEST_CASE("threads: ranks take a core each before any core's second hardware thread", "[threads][cpus]")

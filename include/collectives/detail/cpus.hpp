@@ -4,7 +4,7 @@
 // system does not say, every CPU std::thread::hardware_concurrency() counts. The
 // transports decide from it whether their ranks outnumber the cores they share, and the
 // threads transport places its ranks on CPUs of it, a core each first (rank_cpus,
-// spread_cpus, core_of, PinnedThread).
+// spread_cpus, core_of, set_allowed_cpus, PinnedThread).
 
 #include <algorithm>
 #include <array>
@@ -118,43 +118,69 @@ std::vector<std::size_t> spread_cpus(const std::vector<std::size_t>& allowed, st
   return cpus;
 }
 
-/// A CPU for each of p ranks, all different, from the calling thread's mask (spread_cpus:
-/// rank 0 keeps the CPU the calling thread runs on, the others a core each before any
-/// core's second hardware thread). Empty where the mask has fewer than p CPUs, or where the
-/// system cannot pin threads (not Linux, or the CPU it runs on is not known).
-inline std::vector<std::size_t> rank_cpus(std::size_t p)
+/// A CPU for each of p ranks, all different, from `mask` (the calling thread's, by
+/// default) (spread_cpus: rank 0 keeps the CPU the calling thread runs on, the others a
+/// core each before any core's second hardware thread). Empty where the mask has fewer than
+/// p CPUs, or where the system cannot pin threads (not Linux, or the CPU it runs on is not
+/// known).
+inline std::vector<std::size_t> rank_cpus(std::size_t p, const CpuMask& mask)
 {
 #if defined(__linux__)
   const int running_on = sched_getcpu();
   if (p == 0 || running_on < 0) return {};
-  const CpuMask mask = allowed_cpus();
   std::vector<std::size_t> allowed;
   for (std::size_t c = 0; c < 64 * mask.size(); ++c)
     if ((mask[c / 64] >> (c % 64)) & 1) allowed.push_back(c);
   return spread_cpus(allowed, static_cast<std::size_t>(running_on), p, core_of);
 #else
-  (void)p;
+  (void)p, (void)mask;
   return {};
 #endif
 }
 
-/// Pins the calling thread to one CPU for its lifetime (a rank's own thread), or, with
-/// `restore`, until the object goes (the caller's thread, whose mask comes back). A CPU of
-/// SIZE_MAX, or a system that refuses, leaves the thread as it was.
+inline std::vector<std::size_t> rank_cpus(std::size_t p) { return rank_cpus(p, allowed_cpus()); }
+
+/// The mask of CPU `cpu` alone.
+inline CpuMask one_cpu(std::size_t cpu)
+{
+  CpuMask mask{};
+  if (cpu < 64 * mask.size()) mask[cpu / 64] |= std::uint64_t{1} << (cpu % 64);
+  return mask;
+}
+
+/// Lets the calling thread run on the CPUs of `mask` only. false where the system refuses
+/// (or cannot pin threads): the thread is left as it was.
+inline bool set_allowed_cpus(const CpuMask& mask)
+{
+#if defined(__linux__)
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (std::size_t c = 0; c < CPU_SETSIZE && c < 64 * mask.size(); ++c)
+    if ((mask[c / 64] >> (c % 64)) & 1) CPU_SET(c, &set);
+  return CPU_COUNT(&set) > 0 && sched_setaffinity(0, sizeof set, &set) == 0;
+#else
+  (void)mask;
+  return false;
+#endif
+}
+
+/// Pins the calling thread to one CPU until the object goes, then gives it its mask back
+/// (the thread calling Team::run, which runs rank 0). A CPU of SIZE_MAX, or a system that
+/// refuses, leaves the thread as it was.
 class PinnedThread {
 public:
-  PinnedThread(std::size_t cpu, bool restore)
+  explicit PinnedThread(std::size_t cpu)
   {
 #if defined(__linux__)
     if (cpu == SIZE_MAX || cpu >= CPU_SETSIZE) return;
     CPU_ZERO(&saved_);
-    if (restore && sched_getaffinity(0, sizeof saved_, &saved_) != 0) return;
+    if (sched_getaffinity(0, sizeof saved_, &saved_) != 0) return;
     cpu_set_t one;
     CPU_ZERO(&one);
     CPU_SET(cpu, &one);
-    restore_ = sched_setaffinity(0, sizeof one, &one) == 0 && restore;
+    restore_ = sched_setaffinity(0, sizeof one, &one) == 0;
 #else
-    (void)cpu, (void)restore;
+    (void)cpu;
 #endif
   }
   PinnedThread(const PinnedThread&) = delete;

@@ -150,14 +150,17 @@ struct Options {
   /// Whether run() gives each rank a CPU of its own when p >= 2 and the calling thread's
   /// affinity mask has at least p CPUs (Linux): rank 0 stays on the CPU the caller runs on,
   /// the others take a core each before any core's second hardware thread (SMT), in the
-  /// order of the mask, and each rank's thread is pinned there until run() returns (the
-  /// caller's mask is then restored). A thread starts on the CPU of the thread that creates
+  /// order of the mask, and each rank's thread is pinned there (the caller's mask is
+  /// restored when run() returns; the other ranks' threads, which the team keeps between
+  /// runs, stay pinned, and move if a later run places them elsewhere). A thread starts on
+  /// the CPU of the thread that creates
   /// it, and a scheduler may leave two ranks on one CPU while another
   /// idles, where every hand-off between them waits for a context switch: an all-reduce of
   /// 8 KiB at p = 2 then took about 70 us a call instead of 0.7, for the first 20-60 ms of
   /// every run() on a 2-vCPU VM, and a rank that slept and was woken could be moved back
-  /// onto its waker's CPU. Placing costs a run about 35 us (moving the new threads), which
-  /// a run of one or two calls feels. false: the ranks run wherever the system puts them.
+  /// onto its waker's CPU. Placing costs the first run about 35 us (moving the new
+  /// threads), later runs one system call each (reading the caller's mask and CPU) unless a
+  /// rank moves. false: the ranks run wherever the system puts them, on the caller's mask.
   /// Never with more ranks than the mask's CPUs: pinning several ranks to a CPU only keeps
   /// the scheduler from balancing them. (Inside run() a rank's thread sees its one CPU: a
   /// Team created there counts one core.)
@@ -201,10 +204,13 @@ private:
   std::uint64_t calls_ = 0;
 };
 
-/// p threads, each running the same function with its own Endpoint.
+/// p threads, each running the same function with its own Endpoint: rank 0 on the thread
+/// calling run(), ranks 1 to p - 1 on threads the team starts at its first run() and keeps,
+/// asleep between runs, until it is destroyed (a run costs waking them, not starting them;
+/// a rank's thread_local state lasts from run to run).
 /// collective: run() returns when every rank's function has returned. "More ranks than
 /// cores" (the defaults below) counts the CPUs the constructing thread may run on (its
-/// affinity mask on Linux), which the ranks' threads inherit from the thread calling run().
+/// affinity mask on Linux); unpinned ranks run on the mask of the thread calling run().
 class Team {
 public:
   /// A team of p >= 1 ranks.
@@ -253,7 +259,8 @@ public:
   /// first exception is rethrown, preferring one that is not a RankFailed (the original: a
   /// rank may be released before the rank it waits for has failed the team). Every rank's
   /// f runs, even when another rank has failed before it starts, unless the threads cannot
-  /// be started.
+  /// be started. Throws std::logic_error, running nothing, when the team is already running
+  /// (run() from one of its own ranks, or from two threads at once).
   /// A message sent but never received makes run() throw CallMismatch naming it.
   template <class F>
   void run(F&& f)
@@ -269,6 +276,16 @@ private:
 
   /// run(f) with f type-erased: fn(f, endpoint) on every rank.
   void run_each(void (*fn)(void*, Endpoint&), void* f);
+  /// Rank r's part of a run: the run's function, then finish or fail.
+  void run_rank(std::size_t r);
+  /// Rank r's thread (r >= 1): sleeps until each run, takes its place, runs rank r. `seen`:
+  /// the run counter when the thread was started.
+  void serve(std::size_t r, std::uint32_t seen);
+  /// Returns once `word` may no longer hold `old`: polls as a waiting rank does (spin,
+  /// yields), then sleeps on it (its changer notifies).
+  void await_change(const std::atomic<std::uint32_t>& word, std::uint32_t old) const;
+  /// The threads of ranks 1 to p - 1 and what a run hands them (transport/impl/threads.ipp).
+  struct Workers;
 
   static constexpr std::size_t header_bytes = 64;
   static constexpr std::size_t round64(std::size_t n) { return (n + 63) / 64 * 64; }
@@ -515,6 +532,8 @@ private:
   std::size_t share_chunk_ = std::size_t(-1); // bytes (Options::share_chunk)
   std::unique_ptr<Channel[]> channels_;
   std::unique_ptr<RankState[]> ranks_;
+  std::unique_ptr<Workers> workers_;
+  std::atomic<bool> running_{false};
 
   std::mutex sleep_mutex_; // guards asleep_, live_, deadlock_text_ and the sleeping flags
   std::size_t asleep_ = 0;

@@ -60,6 +60,19 @@ COLLECTIVES_DECL void transfer(const ConstBytes* from, std::size_t nfrom, std::s
 
 namespace threads {
 
+struct Team::Workers {
+  std::vector<std::thread> threads; // rank r's is threads[r - 1]
+  // A run's hand-off: written by run() before it bumps `job`, read by the workers after
+  // they see the bump, and left alone until `done` counts every worker through.
+  std::atomic<std::uint32_t> job{0};  // bumped once a run (and once to stop)
+  std::atomic<std::uint32_t> done{0}; // workers through the current run
+  bool stopping = false;
+  void (*fn)(void*, Endpoint&) = nullptr;
+  void* f = nullptr;
+  std::vector<std::size_t> cpus; // a CPU for each rank, or empty: not pinned
+  detail::CpuMask mask{};        // the caller's: where an unpinned rank runs
+};
+
 COLLECTIVES_DECL Team::Team(std::size_t p, Options options) : p_(p)
 {
   if (p == 0) throw std::invalid_argument("collectives::threads::Team: the team needs at least one rank");
@@ -86,11 +99,19 @@ COLLECTIVES_DECL Team::Team(std::size_t p, Options options) : p_(p)
   share_chunk_ = options.share_chunk != 0 ? options.share_chunk : oversubscribed_ ? std::size_t(-1) : 64 * 1024;
   channels_ = std::make_unique<Channel[]>(p_ * p_);
   ranks_ = std::make_unique<RankState[]>(p_);
+  workers_ = std::make_unique<Workers>();
   reset();
 }
 
 COLLECTIVES_DECL Team::~Team()
 {
+  Workers& w = *workers_;
+  if (!w.threads.empty()) {
+    w.stopping = true;
+    w.job.fetch_add(1, std::memory_order_release);
+    w.job.notify_all();
+    for (std::thread& t : w.threads) t.join();
+  }
   for (std::size_t i = 0; i < p_ * p_; ++i)
     if (std::byte* ring = channels_[i].ring.load(); ring != nullptr) ::operator delete(ring, std::align_val_t{64});
 }
@@ -120,40 +141,94 @@ COLLECTIVES_DECL void Team::reset()
 
 COLLECTIVES_DECL void Team::run_each(void (*fn)(void*, Endpoint&), void* f)
 {
+  if (running_.exchange(true, std::memory_order_acquire))
+    throw std::logic_error("collectives::threads::Team::run: the team is already running (run() called from one "
+                           "of its own ranks, or from two threads at once)");
+  struct Running {
+    std::atomic<bool>& flag;
+    ~Running() { flag.store(false, std::memory_order_release); }
+  } running{running_};
   reset();
+  Workers& w = *workers_;
   // A CPU for each rank (Options::pin), from the mask of the thread calling run(); none
   // with more ranks than its CPUs, nor for a rank alone (no partner to be kept apart from).
-  const std::vector<std::size_t> cpus = pin_ && p_ > 1 ? detail::rank_cpus(p_) : std::vector<std::size_t>{};
-  auto body = [&](std::size_t r) {
-    const detail::PinnedThread placed(cpus.empty() ? SIZE_MAX : cpus[r], r == 0);
-    Endpoint ep(*this, r);
-    try {
-      fn(f, ep);
-      finish(r);
-    } catch (const RankFailed& e) {
-      // Released by another rank's failure: pass the name of the rank at the root on, so
-      // every rank released later names the same one.
-      fail(r, e.failed_rank(), std::current_exception(), false);
-    } catch (...) {
-      fail(r, r, std::current_exception(), true);
-    }
-  };
-  std::vector<std::thread> workers;
-  workers.reserve(p_ - 1);
+  w.mask = detail::allowed_cpus();
+  if (pin_ && p_ > 1) w.cpus = detail::rank_cpus(p_, w.mask);
+  else w.cpus.clear();
+  w.fn = fn;
+  w.f = f;
+  w.done.store(0, std::memory_order_relaxed);
+  // The first run starts the workers (a run after one that could not start them all
+  // tries again); a thread started now waits for the bump below.
   bool started = true;
   try {
-    for (std::size_t r = 1; r < p_; ++r) workers.emplace_back(body, r);
+    w.threads.reserve(p_ - 1);
+    const std::uint32_t before = w.job.load(std::memory_order_relaxed);
+    while (w.threads.size() < p_ - 1)
+      w.threads.emplace_back([this, r = w.threads.size() + 1, before] { serve(r, before); });
   } catch (...) {
     started = false;
     fail(0, 0, std::current_exception(), true);
   }
-  // Rank 0 runs even when a worker has already failed: it is released at its first wait
-  // like every other rank, instead of silently never running.
-  if (started) body(0);
+  w.job.fetch_add(1, std::memory_order_release);
+  w.job.notify_all();
+  // Rank 0 runs even when a worker could not be started: it is released at its first
+  // wait like every other rank, instead of silently never running.
+  if (started) run_rank(0);
   else finish(0);
-  for (auto& w : workers) w.join();
+  const auto workers = static_cast<std::uint32_t>(w.threads.size());
+  for (std::uint32_t d; (d = w.done.load(std::memory_order_acquire)) != workers;) await_change(w.done, d);
   if (failure_) std::rethrow_exception(failure_);
   check_all_received();
+}
+
+COLLECTIVES_DECL void Team::run_rank(std::size_t r)
+{
+  // Rank 0 runs on the caller's thread, whose mask comes back when the rank is done.
+  const detail::PinnedThread placed(r == 0 && !workers_->cpus.empty() ? workers_->cpus[0] : SIZE_MAX);
+  Endpoint ep(*this, r);
+  try {
+    workers_->fn(workers_->f, ep);
+    finish(r);
+  } catch (const RankFailed& e) {
+    // Released by another rank's failure: pass the name of the rank at the root on, so
+    // every rank released later names the same one.
+    fail(r, e.failed_rank(), std::current_exception(), false);
+  } catch (...) {
+    fail(r, r, std::current_exception(), true);
+  }
+}
+
+COLLECTIVES_DECL void Team::await_change(const std::atomic<std::uint32_t>& word, std::uint32_t old) const
+{
+  // As a rank waits for a message: a run that follows soon (a loop of runs) or a worker
+  // about to finish is seen without a sleep and a wake-up, which on a VM's idle CPU took
+  // 30-40 us.
+  for (unsigned polls = 0; polls < spin_limit_ + yield_limit_; ++polls) {
+    if (word.load(std::memory_order_acquire) != old) return;
+    if (polls < spin_limit_) pause();
+    else std::this_thread::yield();
+  }
+  word.wait(old, std::memory_order_acquire);
+}
+
+COLLECTIVES_DECL void Team::serve(std::size_t r, std::uint32_t seen)
+{
+  Workers& w = *workers_;
+  detail::CpuMask applied = detail::allowed_cpus(); // inherited from the thread that started it
+  for (;;) {
+    std::uint32_t now;
+    while ((now = w.job.load(std::memory_order_acquire)) == seen) await_change(w.job, seen);
+    seen = now;
+    if (w.stopping) return;
+    // This run's place: a CPU of its own, or the caller's mask; a system call only when
+    // it changes (the first run, a caller on another CPU or mask).
+    const detail::CpuMask want = w.cpus.empty() ? w.mask : detail::one_cpu(w.cpus[r]);
+    if (want != applied && detail::set_allowed_cpus(want)) applied = want;
+    run_rank(r);
+    w.done.fetch_add(1, std::memory_order_release);
+    w.done.notify_one();
+  }
 }
 
 COLLECTIVES_DECL bool Team::membarrier_registered() noexcept
