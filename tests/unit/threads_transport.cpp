@@ -1024,6 +1024,35 @@ TEST_CASE("threads: a kept rank's thread runs where each run's caller may", "[th
   }
 }
 
+TEST_CASE("threads: a kept team runs correctly after runs in which a rank failed", "[threads][pool]")
+{
+  constexpr std::size_t p = 3;
+  threads::Team team{p};
+  int rethrown = 0, right = 0;
+  constexpr int runs = 300;
+  for (int k = 0; k < runs; ++k) {
+    const std::size_t culprit = static_cast<std::size_t>(k) % p;
+    std::vector<long> sums(p, -1);
+    try {
+      team.run([&](threads::Endpoint& ep) {
+        // Odd runs: one rank throws before the call, and the others wait for it inside.
+        if (k % 2 == 1 && ep.rank() == culprit) throw std::runtime_error("rank fails");
+        Communicator comm{ep, Ring<>{p}};
+        const long mine = static_cast<long>(ep.rank()) + k;
+        long sum = 0;
+        allreduce(comm, std::span<const long>(&mine, 1), std::span<long>(&sum, 1), std::plus<>{});
+        sums[ep.rank()] = sum;
+      });
+      const long expected = static_cast<long>(p * (p - 1) / 2) + static_cast<long>(p) * k;
+      if (k % 2 == 0 && std::all_of(sums.begin(), sums.end(), [&](long x) { return x == expected; })) ++right;
+    } catch (const std::runtime_error& e) {
+      if (k % 2 == 1 && std::string(e.what()) == "rank fails") ++rethrown;
+    }
+  }
+  CHECK(right == runs / 2);
+  CHECK(rethrown == runs / 2);
+}
+
 TEST_CASE("threads: run() on a team that is running throws std::logic_error and runs nothing", "[threads][pool]")
 {
   threads::Team team{2};
