@@ -1021,6 +1021,13 @@ TEST_CASE("threads: a kept rank's thread runs where each run's caller may", "[th
     // The whole mask again.
     seen = placements(team);
     CHECK((pin && two ? apart(seen) : all_on(seen, before)));
+    // A rank that moves its own thread (to the caller's first CPU) gets the team's place
+    // back at the next run.
+    team.run([&](threads::Endpoint& ep) {
+      if (ep.rank() == 1) (void)sched_setaffinity(0, sizeof one, &one);
+    });
+    seen = placements(team);
+    CHECK((pin && two ? apart(seen) : all_on(seen, before)));
   }
 }
 

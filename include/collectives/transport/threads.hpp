@@ -152,7 +152,7 @@ struct Options {
   /// the others take a core each before any core's second hardware thread (SMT), in the
   /// order of the mask, and each rank's thread is pinned there (the caller's mask is
   /// restored when run() returns; the other ranks' threads, which the team keeps between
-  /// runs, stay pinned, and move if a later run places them elsewhere). A thread starts on
+  /// runs, stay pinned, and every run puts them where it places them). A thread starts on
   /// the CPU of the thread that creates
   /// it, and a scheduler may leave two ranks on one CPU while another
   /// idles, where every hand-off between them waits for a context switch: an all-reduce of
