@@ -850,7 +850,9 @@ TEST_CASE("threads: a team counts the CPUs its creator may run on, not the machi
   // Narrowed to one CPU (as a cpuset or taskset would leave it), two ranks share a core:
   // the team is oversubscribed (eager up to 4 KiB, one lane in its model) whatever the
   // machine has; with the creator's own CPUs back, as many as it may use.
-  const auto [before, one] = caller_cpus();
+  const CallerCpus caller = caller_cpus(); // (not a structured binding: clang 14's lambdas cannot capture one)
+  const cpu_set_t& before = caller.all;
+  const cpu_set_t& one = caller.one;
   REQUIRE(sched_setaffinity(0, sizeof one, &one) == 0);
   const threads::Team narrowed{2};
   REQUIRE(sched_setaffinity(0, sizeof before, &before) == 0);
@@ -988,7 +990,9 @@ TEST_CASE("threads: a team keeps its ranks' threads from run to run, and joins t
 
 TEST_CASE("threads: a kept rank's thread runs where each run's caller may", "[threads][pool][cpus]")
 {
-  const auto [before, one] = caller_cpus();
+  const CallerCpus caller = caller_cpus(); // (not a structured binding: clang 14's lambdas cannot capture one)
+  const cpu_set_t& before = caller.all;
+  const cpu_set_t& one = caller.one;
   const bool two = CPU_COUNT(&before) >= 2;
   auto all_on = [](const std::vector<Placement>& seen, const cpu_set_t& mask) {
     return std::all_of(seen.begin(), seen.end(), [&](const Placement& r) { return CPU_EQUAL(&r.mask, &mask); });

@@ -208,7 +208,8 @@ private:
 /// p threads, each running the same function with its own Endpoint: rank 0 on the thread
 /// calling run(), ranks 1 to p - 1 on threads the team starts at its first run() and keeps,
 /// asleep between runs, until it is destroyed (a run costs waking them, not starting them;
-/// a rank's thread_local state lasts from run to run).
+/// a rank's thread_local state lasts from run to run; a child process made by fork() has
+/// none of them: it needs teams of its own).
 /// collective: run() returns when every rank's function has returned. "More ranks than
 /// cores" (the defaults below) counts the CPUs the constructing thread may run on (its
 /// affinity mask on Linux); unpinned ranks run on the mask of the thread calling run().
