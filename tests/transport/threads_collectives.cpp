@@ -12,6 +12,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,11 +32,21 @@ std::vector<threads::Options> option_sets()
   return {threads::Options{}, threads::Options{.eager_bytes = 64, .channel_bytes = 512, .spin = 16}};
 }
 
-/// Runs check(comm, rank) on a team of p and returns whether every rank said true.
+/// The team of p ranks with options o, made at its first use and kept (with its threads)
+/// for every later check, as a program keeps one team for many runs.
+threads::Team& kept_team(std::size_t p, const threads::Options& o)
+{
+  static std::map<std::pair<std::size_t, std::size_t>, std::unique_ptr<threads::Team>> teams;
+  std::unique_ptr<threads::Team>& team = teams[{p, o.eager_bytes}]; // (option_sets differ in it)
+  if (!team) team = std::make_unique<threads::Team>(p, o);
+  return *team;
+}
+
+/// Runs check(comm, rank) on the kept team of p and returns whether every rank said true.
 template <class F>
 bool on_team(std::size_t p, const threads::Options& o, F&& check)
 {
-  threads::Team team(p, o);
+  threads::Team& team = kept_team(p, o);
   std::vector<char> ok(p, 0);
   team.run([&](threads::Endpoint& ep) {
     Communicator comm{ep, Ring<>{p}};

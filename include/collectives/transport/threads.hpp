@@ -153,15 +153,14 @@ struct Options {
   /// order of the mask, and each rank's thread is pinned there (the caller's mask is
   /// restored when run() returns; the other ranks' threads, which the team keeps between
   /// runs, stay pinned, and every run puts them where it places them). A thread starts on
-  /// the CPU of the thread that creates
-  /// it, and a scheduler may leave two ranks on one CPU while another
-  /// idles, where every hand-off between them waits for a context switch: an all-reduce of
-  /// 8 KiB at p = 2 then took about 70 us a call instead of 0.7, for the first 20-60 ms of
-  /// every run() on a 2-vCPU VM, and a rank that slept and was woken could be moved back
-  /// onto its waker's CPU. Placing costs the first run about 35 us (moving the new
-  /// threads), a later run about 5 us (pinning the caller's thread and giving it its mask
-  /// back: an empty run at p = 2 took 9 us pinned, 2-6 not). false: the ranks run wherever
-  /// the system puts them, on the caller's mask.
+  /// the CPU of the thread that creates it, and a scheduler may leave two ranks on one CPU
+  /// while another idles, where every hand-off between them waits for a context switch: an
+  /// all-reduce of 8 KiB at p = 2 then took about 70 us a call instead of 0.7, for the
+  /// first 20-60 ms of every run() on a 2-vCPU VM, and a rank that slept and was woken
+  /// could be moved back onto its waker's CPU. Placing costs the first run about 35 us
+  /// (moving the new threads), a later run about 5 us (pinning the caller's thread and
+  /// giving it its mask back: an empty run at p = 2 took 9 us pinned, 2-6 not). false: the
+  /// ranks run wherever the system puts them, on the caller's mask.
   /// Never with more ranks than the mask's CPUs: pinning several ranks to a CPU only keeps
   /// the scheduler from balancing them. (Inside run() a rank's thread sees its one CPU: a
   /// Team created there counts one core.)
