@@ -118,9 +118,9 @@ std::vector<std::size_t> spread_cpus(const std::vector<std::size_t>& allowed, st
   return cpus;
 }
 
-/// A CPU for each of p ranks, all different, from `mask` (the calling thread's, by
-/// default) (spread_cpus: rank 0 keeps the CPU the calling thread runs on, the others a
-/// core each before any core's second hardware thread). Empty where the mask has fewer than
+/// A CPU for each of p ranks, all different, from `mask` (the calling thread's,
+/// allowed_cpus()) (spread_cpus: rank 0 keeps the CPU the calling thread runs on, the
+/// others a core each before any core's second hardware thread). Empty where the mask has fewer than
 /// p CPUs, or where the system cannot pin threads (not Linux, or the CPU it runs on is not
 /// known).
 inline std::vector<std::size_t> rank_cpus(std::size_t p, const CpuMask& mask)
@@ -137,8 +137,6 @@ inline std::vector<std::size_t> rank_cpus(std::size_t p, const CpuMask& mask)
   return {};
 #endif
 }
-
-inline std::vector<std::size_t> rank_cpus(std::size_t p) { return rank_cpus(p, allowed_cpus()); }
 
 /// The mask of CPU `cpu` alone.
 inline CpuMask one_cpu(std::size_t cpu)
@@ -164,39 +162,24 @@ inline bool set_allowed_cpus(const CpuMask& mask)
 #endif
 }
 
-/// Pins the calling thread to one CPU until the object goes, then gives it its mask back
-/// (the thread calling Team::run, which runs rank 0). A CPU of SIZE_MAX, or a system that
-/// refuses, leaves the thread as it was.
+/// Pins the calling thread to one CPU until the object goes, then gives it `restore`, its
+/// mask as the caller read it (allowed_cpus()): the thread calling Team::run, which runs
+/// rank 0. A CPU of SIZE_MAX, or a system that refuses, leaves the thread as it was.
 class PinnedThread {
 public:
-  explicit PinnedThread(std::size_t cpu)
+  PinnedThread(std::size_t cpu, const CpuMask& restore)
+    : restore_(cpu != SIZE_MAX && set_allowed_cpus(one_cpu(cpu)) ? &restore : nullptr)
   {
-#if defined(__linux__)
-    if (cpu == SIZE_MAX || cpu >= CPU_SETSIZE) return;
-    CPU_ZERO(&saved_);
-    if (sched_getaffinity(0, sizeof saved_, &saved_) != 0) return;
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(cpu, &one);
-    restore_ = sched_setaffinity(0, sizeof one, &one) == 0;
-#else
-    (void)cpu;
-#endif
   }
   PinnedThread(const PinnedThread&) = delete;
   PinnedThread& operator=(const PinnedThread&) = delete;
   ~PinnedThread()
   {
-#if defined(__linux__)
-    if (restore_) (void)sched_setaffinity(0, sizeof saved_, &saved_);
-#endif
+    if (restore_ != nullptr) (void)set_allowed_cpus(*restore_);
   }
 
 private:
-#if defined(__linux__)
-  cpu_set_t saved_;
-#endif
-  bool restore_ = false;
+  const CpuMask* restore_;
 };
 
 } // namespace collectives::detail

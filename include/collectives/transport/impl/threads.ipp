@@ -184,8 +184,10 @@ COLLECTIVES_DECL void Team::run_each(void (*fn)(void*, Endpoint&), void* f)
 
 COLLECTIVES_DECL void Team::run_rank(std::size_t r)
 {
-  // Rank 0 runs on the caller's thread, whose mask comes back when the rank is done.
-  const detail::PinnedThread placed(r == 0 && !workers_->cpus.empty() ? workers_->cpus[0] : SIZE_MAX);
+  // Rank 0 runs on the caller's thread, whose mask (read by run_each) comes back when the
+  // rank is done.
+  const detail::PinnedThread placed(r == 0 && !workers_->cpus.empty() ? workers_->cpus[0] : SIZE_MAX,
+                                    workers_->mask);
   Endpoint ep(*this, r);
   try {
     workers_->fn(workers_->f, ep);
