@@ -15,9 +15,11 @@
 #include <boost/hana/for_each.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <numeric>
 #include <stdexcept>
 #include <span>
 #include <string>
@@ -518,4 +520,79 @@ TEST_CASE("executor plans: a communicator can be copied, assigned and moved; a c
     return good;
   });
   for (std::size_t r = 0; r < p; ++r) CHECK(ok[r]);
+}
+
+namespace {
+
+/// A threads endpoint that counts, per step, the receives that combine on receipt: in a step
+/// whose receives the schedule copies, those the executor fused with a local combine.
+class FusionCounter : public Wrapped<true> {
+public:
+  FusionCounter(threads::Endpoint& ep, std::vector<std::size_t>& fused) : Wrapped<true>(ep), fused_(&fused) {}
+  using Wrapped<true>::exchange;
+  void exchange(std::span<const SendRequest> s, std::span<const RecvRequest> r, const StepInfo& info)
+  {
+    if (fused_->size() <= info.step) fused_->resize(info.step + 1);
+    for (const RecvRequest& q : r)
+      if (q.combine != nullptr) ++(*fused_)[info.step];
+    Wrapped<true>::exchange(s, r, info);
+  }
+
+private:
+  std::vector<std::size_t>* fused_;
+};
+
+/// Per rank: the receives combined on receipt in each step of one call (a reduce-scatter,
+/// or an all-reduce), and whether its result is the serial reference's.
+template <bool scatter, class Alg>
+std::vector<std::pair<std::vector<std::size_t>, bool>> fused_receives(std::size_t p, std::size_t m, Alg alg)
+{
+  std::vector<std::pair<std::vector<std::size_t>, bool>> out(p);
+  threads::Team team(p);
+  team.run([&](threads::Endpoint& raw) {
+    const std::size_t r = raw.rank();
+    FusionCounter ep(raw, out[r].first);
+    Communicator<FusionCounter, Ring<>> comm(ep, Ring<>{p});
+    const std::size_t n = scatter ? m * p : m;
+    std::vector<std::uint64_t> in(n), got(m);
+    for (std::size_t i = 0; i < n; ++i) in[i] = contribution(r, i, 0);
+    if constexpr (scatter)
+      reduce_scatter(comm, std::span<const std::uint64_t>(in), std::span<std::uint64_t>(got), std::plus<>{}, alg);
+    else
+      allreduce(comm, std::span<const std::uint64_t>(in), std::span<std::uint64_t>(got), std::plus<>{}, alg);
+    bool ok = true;
+    for (std::size_t i = 0; i < m; ++i) {
+      std::uint64_t want = 0;
+      for (std::size_t q = 0; q < p; ++q) want += contribution(q, scatter ? r * m + i : i, 0);
+      ok = ok && got[i] == want;
+    }
+    out[r].second = ok;
+  });
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("executor plans: a copying receive and the combine after it run as one pass, also over every other block",
+          "[threads][executor][plans]")
+{
+  // Recursive halving's first step receives every other block and folds the rank's own
+  // blocks into them (reduce_scatter's and Rabenseifner's): one pass where the blocks of
+  // both buffers lie alike, even when they are not one piece (p >= 4). The schedules copy
+  // in that step and combine on receipt in the others.
+  for (std::size_t p : {2, 4, 8})
+    for (std::size_t m : {1, 5, 64}) {
+      INFO("p = " << p << ", m = " << m);
+      const auto rs = fused_receives<true>(p, m, reduce_scatter_algorithm::recursive_halving);
+      // m * p + 3 elements: p blocks, not all of one length.
+      const auto ar = fused_receives<false>(p, m * p + 3, allreduce_algorithm::rabenseifner);
+      // Every step of the recursive halving combines on receipt: log2 p receives a rank.
+      const std::size_t halvings = static_cast<std::size_t>(std::countr_zero(p));
+      for (std::size_t r = 0; r < p; ++r) {
+        CHECK(rs[r].second);
+        CHECK(ar[r].second);
+        CHECK(std::accumulate(rs[r].first.begin(), rs[r].first.end(), std::size_t{0}) == halvings);
+        CHECK(std::accumulate(ar[r].first.begin(), ar[r].first.end(), std::size_t{0}) == halvings);
+      }
+    }
 }

@@ -266,8 +266,9 @@ private:
 /// A copying receive fused with the step's local op that combines another buffer into the
 /// received blocks: the transport, combining on receipt, writes `other op incoming`
 /// (Combine::left) or `incoming op other` (right) straight into the destination, one pass
-/// over each byte instead of a copy and then a combine. The destination and `other` are
-/// each one piece of the same size. `red` points to where the running call's Reducer is
+/// over each byte instead of a copy and then a combine. The destination's blocks and
+/// `other`'s are laid out alike, so a byte of the destination at dst_base + k pairs with the
+/// one at other_base + k. `red` points to where the running call's Reducer is
 /// found (a Plan's `red`, set by every call that runs the plan); null: no fused op.
 struct FusedCombine {
   const Reducer* const* red = nullptr;

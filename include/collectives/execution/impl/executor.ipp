@@ -100,7 +100,7 @@ inline void fused_on_receive(const void* ctx, std::byte* dst, const std::byte* s
 /// Whether local op `loc` of a step can run on receipt of copying receive `rcv`: it
 /// combines, into exactly the received blocks, blocks of another buffer that no receive of
 /// the step writes, and no earlier local op of the step touches either buffer; both sides
-/// are one piece of the same size (checked by the caller).
+/// laid out alike (alike_starts, checked by the caller).
 /// (Buffers are the same memory or apart: an in-place call's input is its output.)
 inline bool fusable(const StepOps& ops, std::size_t li, const RecvOp& rcv, const std::array<ByteBuffer, 3>& bufs)
 {
@@ -215,21 +215,32 @@ struct EarlyLocals {
   }
 };
 
-/// The one piece the blocks of `pat` make in `buf` (merging adjacent blocks), or a null
-/// piece when they make none or several.
-inline ConstBytes single_piece(const ByteBuffer& buf, std::size_t elem, const Pattern& pat)
+/// Where blocks `a` of `abuf` and blocks `b` of `bbuf` start, when the two are laid out
+/// alike: block i of each as long as the other's and as far from the first nonempty block,
+/// so that one offset takes every byte of `a` to its partner in `b` (the pieces of a fused
+/// receive: a recursive-halving step's every other block included). Null starts when they
+/// are not, or are empty.
+inline std::pair<const std::byte*, const std::byte*> alike_starts(const ByteBuffer& abuf, const Pattern& a,
+                                                                  const ByteBuffer& bbuf, const Pattern& b,
+                                                                  std::size_t elem)
 {
-  const std::byte* start = nullptr;
-  std::size_t size = 0;
-  for (std::size_t i = 0; i < pat.count; ++i) {
-    const std::size_t n = buf.layout.length(pat[i]) * elem;
+  if (a.count != b.count) return {};
+  const std::byte* first_a = nullptr;
+  const std::byte* first_b = nullptr;
+  for (std::size_t i = 0; i < a.count; ++i) {
+    const std::size_t n = abuf.layout.length(a[i]);
+    if (n != bbuf.layout.length(b[i])) return {};
     if (n == 0) continue;
-    const std::byte* at = buf.data + buf.layout.offset(pat[i]) * elem;
-    if (start == nullptr) start = at;
-    else if (start + size != at) return {};
-    size += n;
+    const std::byte* at_a = abuf.data + abuf.layout.offset(a[i]) * elem;
+    const std::byte* at_b = bbuf.data + bbuf.layout.offset(b[i]) * elem;
+    if (first_a == nullptr) {
+      first_a = at_a;
+      first_b = at_b;
+    } else if (at_a - first_a != at_b - first_b) {
+      return {};
+    }
   }
-  return {start, size};
+  return {first_a, first_b};
 }
 
 /// The executor tells the input's blocks from the output's by their offsets when the two
@@ -396,11 +407,10 @@ void make_plan(P& plan, const ScheduleRef& s, const EndpointRef& ep, const std::
         for (std::size_t li = 0; li < ops.locals.size(); ++li) {
           if (plan.fused[st.local_first + li] != 0 || !fusable(ops, li, rcv, bufs)) continue;
           const LocalOp& loc = ops.locals[li];
-          const ConstBytes dst = single_piece(view(rcv.blocks.buffer), elem, rcv.blocks);
-          const ConstBytes other = single_piece(view(loc.from.buffer), elem, loc.from);
-          if (dst.data == nullptr || other.data == nullptr || dst.size != other.size) break;
+          const auto [dst, other] = alike_starts(view(rcv.blocks.buffer), rcv.blocks, view(loc.from.buffer), loc.from, elem);
+          if (dst == nullptr) break;
           plan.fused[st.local_first + li] = 1;
-          plan.fusions[st.recv_first + i] = FusedCombine{&plan.red, loc.combine, dst.data, other.data};
+          plan.fusions[st.recv_first + i] = FusedCombine{&plan.red, loc.combine, dst, other};
           break;
         }
       bool stage = rcv.combine != Combine::copy && !transport_combines;
