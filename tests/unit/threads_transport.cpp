@@ -1109,6 +1109,82 @@ TEST_CASE("threads: run() on a team that is running throws std::logic_error and 
   CHECK(got == std::vector<std::size_t>{1, 0});
 }
 
+TEST_CASE("threads: a team gives its rings and staging back on request and keeps running", "[threads][pool][memory]")
+{
+  constexpr std::size_t p = 4, m = 3;
+  threads::Team team{p};
+  CHECK(team.bytes_held() == 0); // nothing before a first message
+  // An all-to-all (the channels its algorithm uses), and an in-place all-reduce by recursive doubling of
+  // 32 KiB, single-copy messages whose combining receives land in memory the step still
+  // sends from (staging); results checked each time.
+  const auto all_to_all = [&](std::size_t round, bool reduce) {
+    std::vector<int> right(p, 0);
+    team.run([&](threads::Endpoint& ep) {
+      Communicator comm{ep, Ring<>{p}};
+      const std::size_t r = ep.rank();
+      std::vector<long> send(p * m), recv(p * m, -1), sums(4096, static_cast<long>(r + round));
+      for (std::size_t i = 0; i < p * m; ++i) send[i] = static_cast<long>(1000 * round + 100 * r + i);
+      alltoall(comm, send, recv);
+      if (reduce) allreduce(comm, std::span<long>(sums), std::plus<>{}, allreduce_algorithm::recursive_doubling);
+      bool ok = true;
+      for (long x : sums) ok = ok && x == static_cast<long>(reduce ? p * (p - 1) / 2 + p * round : r + round);
+      for (std::size_t q = 0; q < p; ++q)
+        for (std::size_t i = 0; i < m; ++i)
+          ok = ok && recv[q * m + i] == static_cast<long>(1000 * round + 100 * q + r * m + i);
+      right[r] = ok ? 1 : 0;
+    });
+    return right == std::vector<int>(p, 1);
+  };
+  CHECK(all_to_all(0, false));
+  const std::size_t rings = team.bytes_held();
+  CHECK(rings > 0);
+  CHECK(all_to_all(1, true));
+  // With staging when a rank combined before its partner had taken its send (timing).
+  const std::size_t held = team.bytes_held();
+  CHECK(held >= rings);
+  team.release_memory();
+  CHECK(team.bytes_held() == 0);
+  CHECK(all_to_all(2, false)); // the rings made again, positions going on
+  CHECK(team.bytes_held() == rings);
+  CHECK(all_to_all(3, true));
+  CHECK(team.bytes_held() >= rings);
+
+  // Not while the team runs: nothing freed, and the run goes on.
+  std::vector<int> refused(p, 0);
+  bool measured = false;
+  team.run([&](threads::Endpoint& ep) {
+    if (ep.rank() == 0) {
+      try {
+        team.release_memory();
+      } catch (const std::logic_error& e) {
+        refused[0] = std::string(e.what()).find("release_memory: the team is running") != std::string::npos ? 1 : 2;
+      }
+      try {
+        (void)team.bytes_held();
+      } catch (const std::logic_error&) {
+        measured = true;
+      }
+    }
+    Communicator comm{ep, Ring<>{p}};
+    barrier(comm);
+  });
+  CHECK(refused[0] == 1);
+  CHECK(measured);
+  CHECK(team.bytes_held() >= rings);
+
+  // After a run that left a message nobody received (run() throws CallMismatch), the
+  // memory goes back with the message, and the next run is not disturbed by it.
+  CHECK_THROWS_AS(team.run([&](threads::Endpoint& ep) {
+    if (ep.rank() != 1) return;
+    const long x = 7;
+    const ConstBytes out[] = {{reinterpret_cast<const std::byte*>(&x), sizeof x}};
+    ep.exchange(std::array{SendRequest{2, out}}, std::span<const RecvRequest>{});
+  }), CallMismatch);
+  team.release_memory();
+  CHECK(team.bytes_held() == 0);
+  CHECK(all_to_all(4, true));
+}
+
 TEST_CASE("threads: ranks take a core each before any core's second hardware thread", "[threads][cpus]")
 {
   using detail::spread_cpus;

@@ -56,6 +56,18 @@ COLLECTIVES_DECL void transfer(const ConstBytes* from, std::size_t nfrom, std::s
   transfer(from, nfrom, to, combine, 0, total_bytes(std::span<const ConstBytes>(from, nfrom)));
 }
 
+/// Holds a team's running flag for the length of a run() or a release_memory(); throws
+/// std::logic_error (`what`) when another holds it.
+struct TeamClaim {
+  std::atomic<bool>& flag;
+  TeamClaim(std::atomic<bool>& f, const char* what) : flag(f)
+  {
+    if (flag.exchange(true, std::memory_order_acquire)) throw std::logic_error(what);
+  }
+  TeamClaim(const TeamClaim&) = delete;
+  TeamClaim& operator=(const TeamClaim&) = delete;
+  ~TeamClaim() { flag.store(false, std::memory_order_release); }
+};
 } // namespace detail
 
 namespace threads {
@@ -139,15 +151,43 @@ COLLECTIVES_DECL void Team::reset()
   failure_original_ = false;
 }
 
+COLLECTIVES_DECL std::size_t Team::bytes_held() const
+{
+  if (running_.load(std::memory_order_acquire))
+    throw std::logic_error("collectives::threads::Team::bytes_held: the team is running");
+  std::size_t bytes = 0;
+  for (std::size_t i = 0; i < p_ * p_; ++i)
+    if (channels_[i].ring.load(std::memory_order_relaxed) != nullptr) bytes += ring_bytes_;
+  for (std::size_t r = 0; r < p_; ++r) bytes += ranks_[r].stage_capacity;
+  return bytes;
+}
+
+COLLECTIVES_DECL void Team::release_memory()
+{
+  const detail::TeamClaim claim(running_, "collectives::threads::Team::release_memory: the team is running");
+  for (std::size_t i = 0; i < p_ * p_; ++i) {
+    // Positions go on (see Channel): a fresh ring, zeroed, holds no word a later position
+    // could take for its entry's. A message a failed run left behind goes with its ring,
+    // as the next run's reset() would drop it.
+    Channel& ch = channels_[i];
+    if (std::byte* ring = ch.ring.exchange(nullptr, std::memory_order_relaxed); ring != nullptr)
+      ::operator delete(ring, std::align_val_t{64});
+    ch.tail.store(ch.head, std::memory_order_relaxed);
+    ch.tail_seen = ch.head;
+  }
+  for (std::size_t r = 0; r < p_; ++r) {
+    RankState& rs = ranks_[r];
+    if (rs.stage != nullptr) ::operator delete(rs.stage, std::align_val_t{64});
+    rs.stage = nullptr;
+    rs.stage_capacity = 0;
+    rs.stage_used = 0;
+  }
+}
+
 COLLECTIVES_DECL void Team::run_each(void (*fn)(void*, Endpoint&), void* f)
 {
-  if (running_.exchange(true, std::memory_order_acquire))
-    throw std::logic_error("collectives::threads::Team::run: the team is already running (run() called from one "
-                           "of its own ranks, or from two threads at once)");
-  struct Running {
-    std::atomic<bool>& flag;
-    ~Running() { flag.store(false, std::memory_order_release); }
-  } running{running_};
+  const detail::TeamClaim running(running_, "collectives::threads::Team::run: the team is already running (run() "
+                                            "called from one of its own ranks, or from two threads at once)");
   reset();
   Workers& w = *workers_;
   // A CPU for each rank (Options::pin), from the mask of the thread calling run(); none
