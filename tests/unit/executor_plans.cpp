@@ -542,17 +542,18 @@ private:
   std::vector<std::size_t>* fused_;
 };
 
-/// Per rank: the receives combined on receipt in each step of one call (a reduce-scatter,
-/// or an all-reduce), and whether its result is the serial reference's.
-template <bool scatter, class Alg>
-std::vector<std::pair<std::vector<std::size_t>, bool>> fused_receives(std::size_t p, std::size_t m, Alg alg)
+/// Per rank: the receives combined on receipt in each step of one call on `topo` (a
+/// reduce-scatter, or an all-reduce), and whether its result is the serial reference's.
+template <bool scatter, class Topo, class Alg>
+std::vector<std::pair<std::vector<std::size_t>, bool>> fused_receives(const Topo& topo, std::size_t m, Alg alg)
 {
+  const std::size_t p = topo.size();
   std::vector<std::pair<std::vector<std::size_t>, bool>> out(p);
   threads::Team team(p);
   team.run([&](threads::Endpoint& raw) {
     const std::size_t r = raw.rank();
     FusionCounter ep(raw, out[r].first);
-    Communicator<FusionCounter, Ring<>> comm(ep, Ring<>{p});
+    Communicator<FusionCounter, Topo> comm(ep, topo);
     const std::size_t n = scatter ? m * p : m;
     std::vector<std::uint64_t> in(n), got(m);
     for (std::size_t i = 0; i < n; ++i) in[i] = contribution(r, i, 0);
@@ -571,9 +572,18 @@ std::vector<std::pair<std::vector<std::size_t>, bool>> fused_receives(std::size_
   return out;
 }
 
+/// Whether every rank's result is right and `want` of its receives combined on receipt.
+void check_fused(const std::vector<std::pair<std::vector<std::size_t>, bool>>& got, std::size_t want)
+{
+  for (const auto& [per_step, right] : got) {
+    CHECK(right);
+    CHECK(std::accumulate(per_step.begin(), per_step.end(), std::size_t{0}) == want);
+  }
+}
+
 } // namespace
 
-TEST_CASE("executor plans: a copying receive and the combine after it run as one pass, also over every other block",
+TEST_CASE("executor plans: a copying receive and the combine after it run as one pass, over every other block or within one buffer",
           "[threads][executor][plans]")
 {
   // Recursive halving's first step receives every other block and folds the rank's own
@@ -583,16 +593,19 @@ TEST_CASE("executor plans: a copying receive and the combine after it run as one
   for (std::size_t p : {2, 4, 8})
     for (std::size_t m : {1, 5, 64}) {
       INFO("p = " << p << ", m = " << m);
-      const auto rs = fused_receives<true>(p, m, reduce_scatter_algorithm::recursive_halving);
-      // m * p + 3 elements: p blocks, not all of one length.
-      const auto ar = fused_receives<false>(p, m * p + 3, allreduce_algorithm::rabenseifner);
       // Every step of the recursive halving combines on receipt: log2 p receives a rank.
-      const std::size_t halvings = static_cast<std::size_t>(std::countr_zero(p));
-      for (std::size_t r = 0; r < p; ++r) {
-        CHECK(rs[r].second);
-        CHECK(ar[r].second);
-        CHECK(std::accumulate(rs[r].first.begin(), rs[r].first.end(), std::size_t{0}) == halvings);
-        CHECK(std::accumulate(ar[r].first.begin(), ar[r].first.end(), std::size_t{0}) == halvings);
-      }
+      const auto halvings = static_cast<std::size_t>(std::countr_zero(p));
+      check_fused(fused_receives<true>(Ring<>{p}, m, reduce_scatter_algorithm::recursive_halving), halvings);
+      // m * p + 3 elements: p blocks, not all of one length.
+      check_fused(fused_receives<false>(Ring<>{p}, m * p + 3, allreduce_algorithm::rabenseifner), halvings);
+    }
+  // The dimensional reduce-scatter's later phases fold the last phase's partials into this
+  // phase's, other blocks of the same scratch: one pass too, so every step combines on
+  // receipt (a step a ring position: z - 1 a dimension).
+  for (const auto& [rows, cols] : {std::pair<std::size_t, std::size_t>{2, 4}, {3, 3}, {4, 2}})
+    for (std::size_t m : {1, 6}) {
+      INFO("mesh " << rows << " x " << cols << ", m = " << m);
+      check_fused(fused_receives<true>(Mesh<>{rows, cols}, m, reduce_scatter_algorithm::dimensional),
+                  rows - 1 + cols - 1);
     }
 }

@@ -97,31 +97,6 @@ inline void fused_on_receive(const void* ctx, std::byte* dst, const std::byte* s
   else red.fn3(red.op, dst, src, other, bytes / red.elem);
 }
 
-/// Whether local op `loc` of a step can run on receipt of copying receive `rcv`: it
-/// combines, into exactly the received blocks, blocks of another buffer that no receive of
-/// the step writes, and no earlier local op of the step touches either buffer; both sides
-/// laid out alike (alike_starts, checked by the caller).
-/// (Buffers are the same memory or apart: an in-place call's input is its output.)
-inline bool fusable(const StepOps& ops, std::size_t li, const RecvOp& rcv, const std::array<ByteBuffer, 3>& bufs)
-{
-  auto at = [&](Buffer b) { return bufs[static_cast<int>(b)].data; };
-  const LocalOp& loc = ops.locals[li];
-  if (loc.combine == Combine::copy || rcv.combine != Combine::copy) return false;
-  if (at(loc.from.buffer) == at(loc.to.buffer)) return false;
-  if (loc.to.buffer != rcv.blocks.buffer || loc.to.count != rcv.blocks.count || loc.from.count != loc.to.count)
-    return false;
-  for (std::size_t i = 0; i < loc.to.count; ++i)
-    if (loc.to[i] != rcv.blocks[i]) return false;
-  for (const auto& r : ops.recvs)
-    if (at(r.blocks.buffer) == at(loc.from.buffer)) return false;
-  for (std::size_t j = 0; j < li; ++j) {
-    const LocalOp& e = ops.locals[j];
-    for (Buffer b : {e.from.buffer, e.to.buffer})
-      if (at(b) == at(loc.from.buffer) || at(b) == at(loc.to.buffer)) return false;
-  }
-  return true;
-}
-
 /// Whether blocks of `a` and of `b` share memory (buffers are the same memory or apart).
 /// Patterns of many blocks each answer yes unchecked: a step that large runs its local ops
 /// after its messages, as it always may.
@@ -138,6 +113,35 @@ inline bool overlaps(const ByteBuffer& a, const Pattern& pa, const ByteBuffer& b
     }
   }
   return false;
+}
+
+/// Whether local op `loc` of a step can run on receipt of copying receive `rcv`: it
+/// combines, into exactly the received blocks, blocks that share no memory with them (of
+/// another buffer, or elsewhere in the same one: a dimensional reduce-scatter's partials
+/// of the last phase into this phase's) and that no receive of the step writes, and no
+/// earlier local op of the step touches either buffer; both sides laid out alike
+/// (alike_starts, checked by the caller).
+/// (Buffers are the same memory or apart: an in-place call's input is its output.)
+inline bool fusable(const StepOps& ops, std::size_t li, const RecvOp& rcv, const std::array<ByteBuffer, 3>& bufs,
+                    std::size_t elem)
+{
+  auto at = [&](Buffer b) { return bufs[static_cast<int>(b)].data; };
+  auto view = [&](Buffer b) -> const ByteBuffer& { return bufs[static_cast<int>(b)]; };
+  const LocalOp& loc = ops.locals[li];
+  if (loc.combine == Combine::copy || rcv.combine != Combine::copy) return false;
+  if (loc.to.buffer != rcv.blocks.buffer || loc.to.count != rcv.blocks.count || loc.from.count != loc.to.count)
+    return false;
+  for (std::size_t i = 0; i < loc.to.count; ++i)
+    if (loc.to[i] != rcv.blocks[i]) return false;
+  if (overlaps(view(loc.from.buffer), loc.from, view(loc.to.buffer), loc.to, elem)) return false;
+  for (const auto& r : ops.recvs)
+    if (overlaps(view(r.blocks.buffer), r.blocks, view(loc.from.buffer), loc.from, elem)) return false;
+  for (std::size_t j = 0; j < li; ++j) {
+    const LocalOp& e = ops.locals[j];
+    for (Buffer b : {e.from.buffer, e.to.buffer})
+      if (at(b) == at(loc.from.buffer) || at(b) == at(loc.to.buffer)) return false;
+  }
+  return true;
 }
 
 /// How many of the step's first local ops may run while its messages move (StepWork):
@@ -405,7 +409,7 @@ void make_plan(P& plan, const ScheduleRef& s, const EndpointRef& ep, const std::
       // a copying receive into the same blocks, in the same pass (FusedCombine).
       if (transport_combines && rcv.combine == Combine::copy && red != nullptr && red->fn3 != nullptr)
         for (std::size_t li = 0; li < ops.locals.size(); ++li) {
-          if (plan.fused[st.local_first + li] != 0 || !fusable(ops, li, rcv, bufs)) continue;
+          if (plan.fused[st.local_first + li] != 0 || !fusable(ops, li, rcv, bufs, elem)) continue;
           const LocalOp& loc = ops.locals[li];
           const auto [dst, other] = alike_starts(view(rcv.blocks.buffer), rcv.blocks, view(loc.from.buffer), loc.from, elem);
           if (dst == nullptr) break;
