@@ -1429,16 +1429,23 @@ struct Probe {
 /// left / right (fused: nothing else touches either buffer); 2: in[1] is first copied to
 /// scratch, which is then combined into out[0] on the right (not fused: an earlier local
 /// op writes the operand); 3: out[0] is first copied to out[1], then in[1] combined into
-/// out[0] on the left (not fused: an earlier local op reads the received blocks).
+/// out[0] on the left (not fused: an earlier local op reads the received blocks); 4: out[1]
+/// (as it was) is combined into out[0] on the left (fused: other blocks of the same buffer,
+/// which nothing else touches); 5: as 4, with in[1] also sent and received into out[1]
+/// (not fused: a receive of the step writes the operand).
 struct FuseProbe : Probe<2, 1, 1> {
   template <class V>
   constexpr void visit(std::size_t r, std::size_t, V& v) const
   {
     v.send({1 - r, contiguous(Buffer::input, 0, 1)});
+    if (mode == 5) v.send({1 - r, contiguous(Buffer::input, 1, 1)});
     v.recv({1 - r, contiguous(Buffer::output, 0, 1)});
+    if (mode == 5) v.recv({1 - r, contiguous(Buffer::output, 1, 1)});
     if (mode == 2) v.local({contiguous(Buffer::input, 1, 1), contiguous(Buffer::scratch, 0, 1)});
     if (mode == 3) v.local({contiguous(Buffer::output, 0, 1), contiguous(Buffer::output, 1, 1)});
-    const Pattern other = mode == 2 ? contiguous(Buffer::scratch, 0, 1) : contiguous(Buffer::input, 1, 1);
+    const Pattern other = mode == 2   ? contiguous(Buffer::scratch, 0, 1)
+                          : mode >= 4 ? contiguous(Buffer::output, 1, 1)
+                                      : contiguous(Buffer::input, 1, 1);
     v.local({other, contiguous(Buffer::output, 0, 1), mode == 1 || mode == 2 ? Combine::right : Combine::left});
   }
 };
@@ -1451,11 +1458,14 @@ TEST_CASE("executor: a copying receive and the combine into the same blocks fuse
   // Not commutative, so the operand order shows: a op b = 3a + b.
   const auto op = [](std::uint64_t a, std::uint64_t b) { return 3 * a + b; };
   const auto in = [](std::size_t r, std::size_t b, std::size_t k) { return std::uint64_t(1000 * r + 100 * b + k); };
+  const auto before = [](std::size_t k) { return std::uint64_t(7000 + k); }; // out[1] before the call
   for (std::size_t m : {1, 700}) // eager, and single copy (5600 bytes)
-    for (int mode : {0, 1, 2, 3}) {
+    for (int mode : {0, 1, 2, 3, 4, 5}) {
       INFO("m = " << m << ", mode " << mode);
       threads::Team team(2);
       std::vector<std::vector<std::uint64_t>> out(2, std::vector<std::uint64_t>(2 * m, 0));
+      for (auto& o : out)
+        for (std::size_t k = 0; k < m; ++k) o[m + k] = before(k);
       team.run([&](threads::Endpoint& ep) {
         const std::size_t r = ep.rank();
         std::vector<std::uint64_t> x(2 * m);
@@ -1466,9 +1476,13 @@ TEST_CASE("executor: a copying receive and the combine into the same blocks fuse
       for (std::size_t r = 0; r < 2; ++r)
         for (std::size_t k = 0; k < m; ++k) {
           const std::uint64_t got = in(1 - r, 0, k), own = in(r, 1, k);
-          const std::uint64_t want = mode == 0 || mode == 3 ? op(own, got) : op(got, own);
+          const std::uint64_t want = mode == 4   ? op(before(k), got)
+                                     : mode == 5 ? op(in(1 - r, 1, k), got)
+                                     : mode == 0 || mode == 3 ? op(own, got)
+                                                              : op(got, own);
           CHECK(out[r][k] == want);
           if (mode == 3) CHECK(out[r][m + k] == got);
+          if (mode == 4) CHECK(out[r][m + k] == before(k));
         }
     }
 }
