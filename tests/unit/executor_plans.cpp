@@ -583,7 +583,7 @@ void check_fused(const std::vector<std::pair<std::vector<std::size_t>, bool>>& g
 
 } // namespace
 
-TEST_CASE("executor plans: a copying receive and the combine after it run as one pass, over every other block or within one buffer",
+TEST_CASE("executor plans: a copying receive and its combine run as one pass, strided or within one buffer",
           "[threads][executor][plans]")
 {
   // Recursive halving's first step receives every other block and folds the rank's own

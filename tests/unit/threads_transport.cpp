@@ -1114,9 +1114,10 @@ TEST_CASE("threads: a team gives its rings and staging back on request and keeps
   constexpr std::size_t p = 4, m = 3;
   threads::Team team{p};
   CHECK(team.bytes_held() == 0); // nothing before a first message
-  // An all-to-all (the channels its algorithm uses), and an in-place all-reduce by recursive doubling of
-  // 32 KiB, single-copy messages whose combining receives land in memory the step still
-  // sends from (staging); results checked each time.
+  // An all-to-all (the channels its algorithm uses), and an in-place all-reduce by
+  // recursive doubling of 32 KiB: single-copy messages whose combining receives land in
+  // memory the step still sends from (staged when the partner has not yet taken the send);
+  // results checked each time.
   const auto all_to_all = [&](std::size_t round, bool reduce) {
     std::vector<int> right(p, 0);
     team.run([&](threads::Endpoint& ep) {

@@ -165,16 +165,12 @@ COLLECTIVES_DECL std::size_t Team::bytes_held() const
 COLLECTIVES_DECL void Team::release_memory()
 {
   const detail::TeamClaim claim(running_, "collectives::threads::Team::release_memory: the team is running");
-  for (std::size_t i = 0; i < p_ * p_; ++i) {
-    // Positions go on (see Channel): a fresh ring, zeroed, holds no word a later position
-    // could take for its entry's. A message a failed run left behind goes with its ring,
-    // as the next run's reset() would drop it.
-    Channel& ch = channels_[i];
-    if (std::byte* ring = ch.ring.exchange(nullptr, std::memory_order_relaxed); ring != nullptr)
+  // Positions go on (see Channel): a fresh ring, zeroed, holds no word a later position
+  // could take for its entry's. A message a failed run left behind goes with its ring; the
+  // next run's reset() moves every tail past it, as it does after any run.
+  for (std::size_t i = 0; i < p_ * p_; ++i)
+    if (std::byte* ring = channels_[i].ring.exchange(nullptr, std::memory_order_relaxed); ring != nullptr)
       ::operator delete(ring, std::align_val_t{64});
-    ch.tail.store(ch.head, std::memory_order_relaxed);
-    ch.tail_seen = ch.head;
-  }
   for (std::size_t r = 0; r < p_; ++r) {
     RankState& rs = ranks_[r];
     if (rs.stage != nullptr) ::operator delete(rs.stage, std::align_val_t{64});
