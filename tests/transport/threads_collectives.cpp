@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace collectives;
@@ -36,8 +37,10 @@ std::vector<threads::Options> option_sets()
 /// for every later check, as a program keeps one team for many runs.
 threads::Team& kept_team(std::size_t p, const threads::Options& o)
 {
-  static std::map<std::pair<std::size_t, std::size_t>, std::unique_ptr<threads::Team>> teams;
-  std::unique_ptr<threads::Team>& team = teams[{p, o.eager_bytes}]; // (option_sets differ in it)
+  using Key = std::tuple<std::size_t, std::size_t, std::size_t, unsigned, unsigned, std::size_t, bool, bool>;
+  static std::map<Key, std::unique_ptr<threads::Team>> teams;
+  std::unique_ptr<threads::Team>& team =
+    teams[Key{p, o.eager_bytes, o.channel_bytes, o.spin, o.yields, o.share_chunk, o.membarrier, o.pin}];
   if (!team) team = std::make_unique<threads::Team>(p, o);
   return *team;
 }
