@@ -11,15 +11,8 @@
 # EXPECT=some: the header-only twin, which compiles them itself: none is an error (the
 #              check would not see a definition).
 
-foreach(var NM OBJECT EXPECT)
-  if(NOT DEFINED ${var})
-    message(FATAL_ERROR "CheckScheduleVisits.cmake: -D ${var}=... is required")
-  endif()
-endforeach()
-execute_process(COMMAND "${NM}" -C --defined-only "${OBJECT}" OUTPUT_VARIABLE symbols RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "CheckScheduleVisits.cmake: ${NM} failed on ${OBJECT} (${rc})")
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/DefinedSymbols.cmake)
+collectives_defined_symbols(CheckScheduleVisits.cmake symbols EXPECT)
 string(REGEX MATCHALL "collectives::detail::(visit_thunk|walk_every_rank_at_run_time|estimate_by_classes_at_run_time)<collectives::[^\n]*" visits
        "${symbols}")
 # The common combine kernels (COLLECTIVES_LIBRARY_KERNELS), which make_reducer takes.
