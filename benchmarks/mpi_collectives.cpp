@@ -15,7 +15,9 @@
 //              one thread per CPU when p <= CPUs, while the other ranks sleep (they poll for
 //              rank 0's release, 1 to 16 ms apart: Open MPI's blocking calls would spin);
 //   hand, transport (alltoall only) the pairwise algorithm written by hand with MPI_Sendrecv,
-//              and the same loop through mpi::Endpoint::exchange (no schedule, no executor).
+//              and the same loop through mpi::Endpoint::exchange (no schedule, no executor);
+//              a line after their table counts the sizes where the library's pairwise is
+//              within 1.05x of the loop by hand (issue 12's target).
 // Sizes: the message of broadcast, reduce, allreduce and scan (a vector of doubles, m/8 of
 // them, at least one, summed); one rank's block for allgather, scatter, gather,
 // reduce_scatter and alltoall; the mean block of alltoallv (rank i sends m/2, m or 3m/2 bytes
@@ -27,7 +29,8 @@
 // interleaved in `rounds` rounds (default 3) and each keeps its best round, so a burst of
 // noise from other processes hits one round, not one variant. Every variant's result is
 // checked against native once per size (threads: rank r's against MPI rank r's).
-// The summary names the algorithm the default picked in each cell (one untimed call through
+// The summary counts the cells whose default is no slower than native, within 5 % and within
+// 10 % of it (issue 12's target at p = 2), and names the algorithm the default picked in each cell (one untimed call through
 // an endpoint that notes it) beside that algorithm's own column, and counts the cells whose
 // default, and whose pick's own column, is within 1.1x of the best algorithm: the default
 // and its pick's column time the same schedule, so a cell missed by one and not the other
@@ -810,6 +813,7 @@ void print_collective(const Run& run, const std::string& name, const std::vector
                 "(transport), and the library's pairwise; mean (min-max) over ranks, us\n\n");
     std::printf("| size | hand | transport | pairwise | transport/hand | pairwise/hand |\n");
     std::printf("|-----:|-----:|----------:|---------:|---------------:|--------------:|\n");
+    int sizes = 0, near = 0; // issue 12: the library's pairwise within 1.05x of the loop by hand
     for (const Line& l : lines) {
       const Cell *h = l.find("hand"), *t = l.find("transport"), *w = l.find("pairwise");
       if (!h || !t || !w) continue;
@@ -817,7 +821,10 @@ void print_collective(const Run& run, const std::string& name, const std::vector
                   bytes_text(l.bytes).c_str(), h->stat.avg, h->stat.min, h->stat.max, t->stat.avg, t->stat.min,
                   t->stat.max, w->stat.avg, w->stat.min, w->stat.max, t->stat.avg / h->stat.avg,
                   w->stat.avg / h->stat.avg);
+      ++sizes;
+      near += w->stat.avg <= 1.05 * h->stat.avg;
     }
+    std::printf("\n# pairwise within 1.05x of the loop by hand at %d of %d sizes (issue 12's target)\n", near, sizes);
   }
   std::fflush(stdout);
 }
@@ -827,7 +834,7 @@ void print_summary(const Run& run)
   std::printf("\n## Summary, p = %zu: time / native (< 1: faster than Open MPI)\n\n", run.p);
   std::printf("| collective | size | native us | default | its pick | pick's column | best algorithm | best | threads |\n");
   std::printf("|------------|-----:|----------:|--------:|----------|--------------:|----------------|-----:|--------:|\n");
-  int default_ok = 0, default_near = 0, threads_ok = 0, threads_4x = 0, lines_total = 0;
+  int default_ok = 0, default_near = 0, default_tenth = 0, threads_ok = 0, threads_4x = 0, lines_total = 0;
   int default_best = 0, pick_best = 0, pick_ring_best = 0, ring_only = 0, twins = 0, twins_near = 0;
   int slowest_default = 0, slowest_pick = 0, slowest_ring = 0, slowest_twins = 0; // by max over ranks
   // Issue 12's first target names eight collectives (gather, scatter and alltoallv are not
@@ -860,6 +867,7 @@ void print_summary(const Run& run)
       ++lines_total;
       default_ok += d && d->stat.avg <= native;
       default_near += d && d->stat.avg <= 1.05 * native;
+      default_tenth += d && d->stat.avg <= 1.10 * native;
       threads_ok += t && t->stat.avg < native;
       threads_4x += t && 4 * t->stat.avg <= native;
       if (t && std::find(std::begin(targeted), std::end(targeted), name) != std::end(targeted)) {
@@ -883,9 +891,9 @@ void print_summary(const Run& run)
       slowest_pick += !slow_best || (own && within_tenth(own->stat.max, slow_best->stat.max));
       slowest_ring += !slow_ring || (own && within_tenth(own->stat.max, slow_ring->stat.max));
     }
-  std::printf("\n# of %d cells: default no slower than native in %d (within 5 %% in %d); threads faster than\n"
-              "#   native in %d, at least 4x faster in %d\n",
-              lines_total, default_ok, default_near, threads_ok, threads_4x);
+  std::printf("\n# of %d cells: default no slower than native in %d (within 5 %% in %d, within 10 %% in %d:\n"
+              "#   issue 12's target at p = 2); threads faster than native in %d, at least 4x faster in %d\n",
+              lines_total, default_ok, default_near, default_tenth, threads_ok, threads_4x);
   std::printf("# threads no slower than native in %d of the %d cells of broadcast, reduce, allreduce,\n"
               "#   allgather, reduce_scatter, scan, alltoall and barrier (issue 12's first target)\n",
               threads_target, target_cells);
