@@ -39,7 +39,8 @@ using Compared = TopologyList<Ring<4>, Ring<8>, Ring<>, Mesh<2, 2>, Mesh<2, 4>, 
                               Hypercube<>>;
 
 /// The number of topology types in the list that algorithm A of collective C runs on;
-/// a compile error if its schedule's type differs between any two of them.
+/// a compile error if its schedule's type differs between any two of them (C only names
+/// the collective in a failing instantiation's context).
 template <class A, Collective C, class First, class... Rest>
 constexpr std::size_t topology_types_checked(TopologyList<First, Rest...>)
 {
@@ -74,6 +75,7 @@ constexpr auto checked_per_algorithm()
   return counts;
 }
 
+/// Every algorithm of collective C compared on at least two topology types.
 template <Collective C>
 void check_collective()
 {
