@@ -14,6 +14,10 @@
 
 include(${CMAKE_CURRENT_LIST_DIR}/DefinedSymbols.cmake)
 collectives_defined_symbols(CheckExecutorCore.cmake symbols)
+# One element a line. A ";" inside square brackets does not split a CMake list, so the
+# brackets some symbols hold ("[abi:cxx11]", "operator[]") become parentheses first.
+string(REPLACE "[" "(" symbols "${symbols}")
+string(REPLACE "]" ")" symbols "${symbols}")
 string(REPLACE "\n" ";" lines "${symbols}")
 # The definitions of the function template collectives::detail::<name>: lines
 # "... void collectives::detail::<name><...>(...)", not its lambdas ("...::{lambda").
