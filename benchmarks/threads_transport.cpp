@@ -475,9 +475,12 @@ int main(int argc, char** argv)
       });
     };
     row("allreduce, 1..24 elements in turn", sizes_in_turn(24));
-    // More sizes than the 64 plans a communicator keeps (each call makes its plan again),
-    // fewer than the 1024 problems whose picks it keeps (until 2026-11-27 it kept 64, and
-    // every call of this loop selected again).
+    // More sizes than the 64 plans a communicator keeps, fewer than the 1024 problems whose
+    // picks it keeps (until 2026-11-27 it kept 64, and every call of these loops selected
+    // again). Until the fifty-second session every call made its plan again (the least
+    // recently used slot was always the one needed next); since then the slots keep 63
+    // plans for the loop's next round (detail::plan_churn_after).
+    row("allreduce, 1..100 elements in turn", sizes_in_turn(100));
     row("allreduce, 1..200 elements in turn", sizes_in_turn(200));
     // Calls between which the caller reads 1 MiB of its own memory, as an application's
     // computation does between collectives: the same calls, with the library's data and

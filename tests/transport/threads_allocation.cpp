@@ -174,8 +174,8 @@ TEST_CASE("threads: a loop over more calls than plans kept allocates nothing onc
           "[threads][allocation]")
 {
   // All-reduces of 8 elements at 80 places in turn: 80 plans (one problem, one pick), more
-  // than the 64 a communicator keeps: every call makes its plan again, in a slot sized to
-  // the largest plan by the second round.
+  // than the 64 a communicator keeps: many calls make their plan again, in a slot given room
+  // for the largest plan when the slots filled (detail::plan_churn_after).
   constexpr std::size_t p = 3, places = 80, m = 8;
   static_assert(places > detail::plan_slots);
   const auto per_round = allocations_per_round(Ring<>{p}, 4, [](auto& comm) {

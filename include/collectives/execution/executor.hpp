@@ -358,8 +358,12 @@ struct Plan {
 };
 
 /// Plans a communicator keeps (see ExecContext): a loop over this many different calls
-/// runs each from its plan. A call beyond them takes the least recently used slot.
+/// runs each from its plan. A call beyond them takes the least recently used slot, but
+/// once plan_churn_after plans in a row were made (a loop over more calls than slots, where
+/// the least recently used plan is always the one needed next), the slot the latest plan
+/// was made in: the other slots keep their plans for the loop's next round.
 inline constexpr std::size_t plan_slots = 64;
+inline constexpr std::size_t plan_churn_after = plan_slots / 4;
 
 /// An ExecContext's plans, each allocated when first needed and never moved, and what a
 /// call scans to find its own: the latest two plans run, then each plan's tag (the schedule's
@@ -377,6 +381,8 @@ struct PlanSlots {
   std::size_t latest = 0;                        // the plan the latest call ran
   std::size_t previous = plan_slots;             // the one run before it (none yet)
   std::size_t unkept = plan_slots;               // the slot of plans not kept (execute())
+  std::size_t newest = plan_slots;               // the slot of the latest plan made
+  std::size_t made_in_a_row = 0;                 // kept plans made since one was reused
 };
 
 /// An endpoint seen through function pointers, so that the executor core is compiled once
@@ -476,7 +482,8 @@ public:
   }
   /// Calls that ran a plan kept from an earlier call (the same schedule over the same
   /// buffers), without visiting the schedule or building requests. The context keeps the
-  /// plans of the latest detail::plan_slots (64) different calls.
+  /// plans of the latest detail::plan_slots (64) different calls; a loop over more keeps
+  /// those of most of them (detail::plan_churn_after).
   std::uint64_t plans_reused() const { return plans_reused_; }
   /// Bytes held for reuse.
   std::size_t bytes_held() const
@@ -507,7 +514,8 @@ private:
                                const detail::Reducer*, Context&, StepInfo&);
 
   StepOps ops_;
-  // The latest calls' plans, at most detail::plan_slots (the least recently used goes).
+  // The latest calls' plans, at most detail::plan_slots (the least recently used goes, but
+  // see detail::plan_churn_after).
   detail::PlanSlots plans_;
   // The most elements any plan's list has held (Plan::each_list's order): a plan is sized
   // to them before it is made, so a slot made again for another call does not grow its

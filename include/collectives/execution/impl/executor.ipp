@@ -616,6 +616,7 @@ void run_steps(const ScheduleRef& s, const EndpointRef& ep, const std::array<Byt
   P* plan = nullptr;
   if (found != plan_slots) {
     ++x.plans_reused_;
+    slots.made_in_a_row = 0;
     plan = slots.plans[found].get();
     plan->red = red; // this call's operator
   } else {
@@ -625,10 +626,19 @@ void run_steps(const ScheduleRef& s, const EndpointRef& ep, const std::array<Byt
       if (slots.plans.capacity() < plan_slots) slots.plans.reserve(plan_slots);
       slots.plans.push_back(std::make_unique<P>());
       found = kept;
+    } else if (s.same != nullptr && slots.made_in_a_row >= plan_churn_after && slots.newest < kept) {
+      // A loop over more calls than slots: under the least recently used rule every call
+      // would evict the plan needed next and none would be reused. Churning one slot keeps
+      // the others' plans for the next round (a loop over 100 calls reuses about half).
+      found = slots.newest;
     } else {
       found = 0;
       for (std::size_t i = 1; i < plan_slots; ++i)
         if (slots.used[i] < slots.used[found]) found = i;
+    }
+    if (s.same != nullptr) {
+      slots.newest = found;
+      ++slots.made_in_a_row;
     }
     slots.unkept = s.same == nullptr ? found : found == slots.unkept ? plan_slots : slots.unkept;
     plan = slots.plans[found].get();
@@ -641,11 +651,32 @@ void run_steps(const ScheduleRef& s, const EndpointRef& ep, const std::array<Byt
       v.reserve(x.plan_sizes_[list++]);
     });
     make_plan(*plan, s, ep, bufs, red, x);
+    bool grew = false;
     list = 0;
     plan->each_list([&](auto& v) {
-      if (v.size() > x.plan_sizes_[list]) x.plan_sizes_[list] = v.size();
+      if (v.size() > x.plan_sizes_[list]) {
+        x.plan_sizes_[list] = v.size();
+        grew = true;
+      }
       ++list;
     });
+    // Every slot taken (a loop over more calls than slots): a plan kept since earlier may be
+    // made again in any later round (plan_churn_after), so when the slots fill up or the
+    // largest plan grows, every slot gets room for the largest now, in the loop's first
+    // rounds, which allocate anyway. A plan whose lists moved is made again when next
+    // called (its requests point into them).
+    if (slots.plans.size() == plan_slots && (grew || kept + 1 == plan_slots))
+      for (auto& other : slots.plans) {
+        if (other.get() == plan) continue;
+        list = 0;
+        other->each_list([&](auto& v) {
+          if (v.capacity() < x.plan_sizes_[list]) {
+            v.reserve(x.plan_sizes_[list]);
+            other->valid = false;
+          }
+          ++list;
+        });
+      }
   }
   slots.used[found] = x.calls_;
   if (found != slots.latest) slots.previous = std::exchange(slots.latest, found);
