@@ -306,10 +306,16 @@ TEST_CASE("closed forms: broadcast and reduce", "[cost][closed_form]")
             Collective::broadcast, pr, static_cast<double>(p),
             [p](const CostModel& c, double m) { return cf::broadcast_scatter_allgather_ring(c, p, m); });
       for (bool commutative : {true, false}) {
-        check("reduce binomial/ring", ReduceTreeSchedule(p, ring_shape(p), root, commutative), ring,
-              Collective::reduce, pr, 1, [=](const CostModel& c, double m) {
-                return cf::reduce_binomial_ring(c, p, m, root, commutative);
-              });
+        // The tree schedule as the reduce runs it, in place and not (it folds the
+        // contribution in late out of place: one pass over m less).
+        for (bool in_place : {false, true}) {
+          const Problem tree{.root = root, .commutative = commutative, .in_place = in_place};
+          check(in_place ? "reduce binomial/ring, in place" : "reduce binomial/ring",
+                reduce_algorithm::binomial.schedule(ring, tree), ring, Collective::reduce, tree, 1,
+                [=](const CostModel& c, double m) {
+                  return cf::reduce_binomial_ring(c, p, m, root, commutative, in_place);
+                });
+        }
         check("reduce ring/ring", ReduceRingSchedule(p, root, commutative), ring, Collective::reduce, pr, 1,
               [=](const CostModel& c, double m) { return cf::reduce_ring_ring(c, p, m, root, commutative); });
       }
@@ -326,16 +332,20 @@ TEST_CASE("closed forms: broadcast and reduce", "[cost][closed_form]")
       check("broadcast dimensional/hypercube", BroadcastTreeSchedule(p, topology_shape(cube), root), cube,
             Collective::broadcast, pr, 1,
             [cube](const CostModel& c, double m) { return cf::broadcast_dimensional(c, cube, m); });
-      for (bool commutative : {true, false}) {
-        check("reduce hypercube/hypercube", ReduceTreeSchedule(p, bits_shape(p), root, commutative), cube,
-              Collective::reduce, pr, 1, [=](const CostModel& c, double m) {
-                return cf::reduce_hypercube_hypercube(c, p, m, root, commutative);
-              });
-        check("reduce dimensional/hypercube", ReduceTreeSchedule(p, topology_shape(cube), root, commutative), cube,
-              Collective::reduce, pr, 1, [=](const CostModel& c, double m) {
-                return cf::reduce_dimensional(c, cube, m, root, commutative);
-              });
-      }
+      for (bool commutative : {true, false})
+        for (bool in_place : {false, true}) {
+          const Problem tree{.root = root, .commutative = commutative, .in_place = in_place};
+          check(in_place ? "reduce hypercube/hypercube, in place" : "reduce hypercube/hypercube",
+                reduce_algorithm::hypercube.schedule(cube, tree), cube, Collective::reduce, tree, 1,
+                [=](const CostModel& c, double m) {
+                  return cf::reduce_hypercube_hypercube(c, p, m, root, commutative, in_place);
+                });
+          check(in_place ? "reduce dimensional/hypercube, in place" : "reduce dimensional/hypercube",
+                reduce_algorithm::dimensional.schedule(cube, tree), cube, Collective::reduce, tree, 1,
+                [=](const CostModel& c, double m) {
+                  return cf::reduce_dimensional(c, cube, m, root, commutative, in_place);
+                });
+        }
     }
     // Rooted at 0 the binomial tree is the hypercube's (child v + 2^j = v XOR 2^j).
     check("broadcast binomial/hypercube", BroadcastTreeSchedule(p, ring_shape(p), 0), cube, Collective::broadcast,
@@ -352,9 +362,12 @@ TEST_CASE("closed forms: broadcast and reduce", "[cost][closed_form]")
       check("broadcast dimensional/mesh", BroadcastTreeSchedule(p, topology_shape(mesh), root), mesh,
             Collective::broadcast, pr, 1,
             [mesh](const CostModel& c, double m) { return cf::broadcast_dimensional(c, mesh, m); });
-      check("reduce dimensional/mesh", ReduceTreeSchedule(p, topology_shape(mesh), root, false), mesh,
-            Collective::reduce, pr, 1,
-            [=](const CostModel& c, double m) { return cf::reduce_dimensional(c, mesh, m, root, false); });
+      for (bool in_place : {false, true}) {
+        const Problem tree{.root = root, .commutative = false, .in_place = in_place};
+        check(in_place ? "reduce dimensional/mesh, in place" : "reduce dimensional/mesh",
+              reduce_algorithm::dimensional.schedule(mesh, tree), mesh, Collective::reduce, tree, 1,
+              [=](const CostModel& c, double m) { return cf::reduce_dimensional(c, mesh, m, root, false, in_place); });
+      }
     }
   }
   for (std::size_t p : full_sizes) {

@@ -651,42 +651,57 @@ constexpr double broadcast_scatter_allgather_fully_connected(const CostModel& c,
 }
 
 // ---------------------------------------------------------------------------------------
-// reduce (m: words). The duals of the broadcasts, plus t_r m to load the contribution and
-// t_r m per step to combine a child's partial and, for a non-commutative operator with
-// root != 0, one more message from rank 0 to the root.
+// reduce (m: words). The duals of the broadcasts, plus t_r m per step to combine a child's
+// partial and, for a non-commutative operator with root != 0, one more message from rank
+// 0 to the root. The trees (reduce_algorithm::binomial, hypercube, dimensional) load the
+// contribution into the partial first (t_r m) in place, and for p = 1; out of place they
+// fold it into the first child's partial instead (ReduceTreeSchedule's fold_late).
 // ---------------------------------------------------------------------------------------
 
 namespace detail_cf {
 constexpr Terms extra_to_root(double m, double hops) { return hops > 0 ? messages(1, m, hops) : Terms{}; }
+/// The passes over m of a reduce tree of `steps` steps: one per step, and the load of the
+/// contribution unless it is folded into the first child's partial.
+constexpr double tree_passes(std::size_t p, double steps, bool in_place)
+{
+  return steps + (in_place || p == 1 ? 1 : 0);
+}
 } // namespace detail_cf
 
-/// ReduceTreeSchedule(ring_shape) on a ring.
+/// The reduce tree on a ring's binomial shape (reduce_algorithm::binomial): ceil(log p)
+/// (t_s + t_w m) + t_h (p - 1) + t_r m (ceil(log p), + 1 in place), + a message to the root
+/// when not commutative.
 constexpr double reduce_binomial_ring(const CostModel& c, std::size_t p, double m, std::size_t root = 0,
-                                      bool commutative = true)
+                                      bool commutative = true, bool in_place = false)
 {
   detail_cf::check(p, m);
   detail::require(root < p, "collectives::closed_form: the root is not a rank");
   const double L = detail::cf_d(detail::ceil_log2(p)), P = detail::cf_d(p);
   const double extra = commutative ? 0 : detail::cf_d(detail::cf_ring_dist(root, p));
-  return evaluate(Terms{L, L * m, m * (P - 1), P - 1, m + L * m} + detail_cf::extra_to_root(m, extra), c);
+  return evaluate(Terms{L, L * m, m * (P - 1), P - 1, m * detail_cf::tree_passes(p, L, in_place)} +
+                    detail_cf::extra_to_root(m, extra),
+                  c);
 }
 
-/// ReduceTreeSchedule(bits_shape) on a hypercube (SINGLE_NODE_ACC): log p (t_s + t_w m
-/// + t_h) + t_r m, + a message over popcount(root) hops when not commutative.
+/// The reduce tree on a hypercube (SINGLE_NODE_ACC, reduce_algorithm::hypercube): log p
+/// (t_s + t_w m + t_h) + t_r m (log p, + 1 in place), + a message over popcount(root) hops
+/// when not commutative.
 constexpr double reduce_hypercube_hypercube(const CostModel& c, std::size_t p, double m, std::size_t root = 0,
-                                            bool commutative = true)
+                                            bool commutative = true, bool in_place = false)
 {
   detail_cf::check_pow2(p, m);
   detail::require(root < p, "collectives::closed_form: the root is not a rank");
   const double extra = commutative ? 0 : detail::cf_d(detail::popcount(root));
   const double n = detail::cf_d(detail::floor_log2(p));
-  return evaluate(messages(n, m, 1) + local_words(m + n * m) + detail_cf::extra_to_root(m, extra), c);
+  return evaluate(messages(n, m, 1) + local_words(m * detail_cf::tree_passes(p, n, in_place)) +
+                    detail_cf::extra_to_root(m, extra),
+                  c);
 }
 
-/// ReduceTreeSchedule(topology_shape) on a product topology.
+/// The reduce tree along a product topology's dimensions (reduce_algorithm::dimensional).
 template <product_topology T>
 constexpr double reduce_dimensional(const CostModel& c, const T& topo, double m, std::size_t root = 0,
-                                    bool commutative = true)
+                                    bool commutative = true, bool in_place = false)
 {
   detail::require(root < topo.size(), "collectives::closed_form: the root is not a rank");
   const double extra = commutative ? 0 : detail::cf_d(topo.distance(0, root));
@@ -694,7 +709,7 @@ constexpr double reduce_dimensional(const CostModel& c, const T& topo, double m,
   no_local.t_r = 0;
   double steps = 0;
   for (std::size_t i = 0; i < topo.ndims(); ++i) steps += detail::cf_d(detail::ceil_log2(topo.extent(i)));
-  return broadcast_dimensional(no_local, topo, m) + c.t_r * m * (1 + steps) +
+  return broadcast_dimensional(no_local, topo, m) + c.t_r * m * detail_cf::tree_passes(topo.size(), steps, in_place) +
          evaluate(detail_cf::extra_to_root(m, extra), c);
 }
 
