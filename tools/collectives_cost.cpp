@@ -76,7 +76,7 @@ void print_collective(const T& topo, const CostModel& model, const Problem& prob
   Problem pr = problem;
   pr.m = s.m;
   const double bound = lower_bound(C, topo, model, pr);
-  std::printf("\n%s (m = %g %s)    lower bound %.4g s\n", std::string(collective_name(C)).c_str(), s.m, block_meaning(C),
+  std::printf("\n%s (m = %g %s)    lower bound %.4g s\n", tools::call_name<C>(problem).c_str(), s.m, block_meaning(C),
               bound);
   if (lines.empty()) {
     std::printf("  no algorithm fits this topology\n");
@@ -89,8 +89,10 @@ void print_collective(const T& topo, const CostModel& model, const Problem& prob
   std::printf("  selected: %s\n", std::string(sel.name).c_str());
   const auto cross = tools::crossings<C>(topo, model, problem, s.m_min, s.m_max);
   if (cross.empty()) {
+    Problem at_min = pr;
+    at_min.m = s.m_min;
     std::printf("  crossovers: none for m in [%g, %g] (%s throughout)\n", s.m_min, s.m_max,
-                std::string(tools::selected<C>(topo, model, Problem{s.m_min, pr.root, pr.q, pr.commutative}).name).c_str());
+                std::string(tools::selected<C>(topo, model, at_min).name).c_str());
   } else {
     std::printf("  crossovers:");
     for (const auto& c : cross) std::printf(" %s -> %s at m = %.4g;", c.from.c_str(), c.to.c_str(), c.m);
@@ -105,7 +107,11 @@ void print_collective(const T& topo, const CostModel& model, const Problem& prob
 template <class T>
 void run(const T& topo, const std::string& label, const CostModel& model, const Settings& s)
 {
-  const Problem problem{s.m, s.root, static_cast<std::ptrdiff_t>(s.q), !s.non_commutative};
+  const Problem problem{.m = s.m,
+                        .root = s.root,
+                        .q = static_cast<std::ptrdiff_t>(s.q),
+                        .commutative = !s.non_commutative,
+                        .exclusive = tools::names_exscan(s.op)};
   detail::require(s.root < topo.size(), "collectives-cost: --root must be a rank of the topology");
   std::printf("collectives-cost: %s (p = %zu); t_s = %g, t_w = %g, t_h = %g, t_r = %g; %s, %s-port%s", label.c_str(),
               topo.size(), model.t_s, model.t_w, model.t_h, model.t_r,
@@ -120,7 +126,7 @@ void run(const T& topo, const std::string& label, const CostModel& model, const 
               s.non_commutative ? "non-commutative" : "commutative");
   std::vector<tools::Panel> panels;
   tools::for_each_collective([&]<Collective C>() {
-    if (!s.op.empty() && s.op != collective_name(C)) return;
+    if (!s.op.empty() && s.op != tools::call_name<C>(problem)) return;
     print_collective<C>(topo, model, problem, s);
     if (!s.svg.empty()) panels.push_back(tools::make_panel<C>(topo, model, problem, s.m_min, s.m_max, block_meaning(C)));
   });
@@ -189,7 +195,7 @@ int main(int argc, char** argv)
   app.add_option("--q", s.q, "shift distance");
   app.add_flag("--non-commutative", s.non_commutative, "the reduction operator does not commute");
   app.add_option("--op", s.op, "only this operation (broadcast, reduce, allgather, reduce_scatter, allreduce, scan, "
-                               "scatter, gather, alltoall, shift)");
+                               "exscan, scatter, gather, alltoall, alltoallv, shift, barrier)");
   app.add_option("--svg", s.svg, "write a log-log plot of predicted time against m to this file");
   app.add_option("--mmin", s.m_min, "smallest m for crossovers and the plot");
   app.add_option("--mmax", s.m_max, "largest m for crossovers and the plot");
@@ -206,6 +212,7 @@ int main(int argc, char** argv)
     if (!s.op.empty()) {
       bool known = false;
       for (Collective c : all_collectives) known = known || collective_name(c) == s.op;
+      known = known || tools::names_exscan(s.op);
       detail::require(known, "collectives-cost: unknown --op '" + s.op + "'");
     }
     if (s.table) {

@@ -54,11 +54,15 @@ std::string joined(const std::vector<std::string>& names)
 template <Collective C, class T>
 int run(const T& topo, const std::string& label, const Settings& s)
 {
-  const Problem problem{.m = 1, .root = s.root, .q = static_cast<std::ptrdiff_t>(s.q), .commutative = !s.non_commutative};
+  const Problem problem{.m = 1,
+                        .root = s.root,
+                        .q = static_cast<std::ptrdiff_t>(s.q),
+                        .commutative = !s.non_commutative,
+                        .exclusive = tools::names_exscan(s.op)};
   if (s.root >= topo.size()) throw std::invalid_argument("collectives-draw: --root must be a rank of the topology");
   const auto fitting = tools::fitting_names<C>(topo, problem);
   if (s.list) {
-    std::printf("%s on a %s: %s\n", std::string(collective_name(C)).c_str(), label.c_str(), joined(fitting).c_str());
+    std::printf("%s on a %s: %s\n", tools::call_name<C>(problem).c_str(), label.c_str(), joined(fitting).c_str());
     return 0;
   }
   const auto d = draw::drawing<C>(s.algorithm, topo, problem, label);
@@ -69,7 +73,7 @@ int run(const T& topo, const std::string& label, const Settings& s)
                                 (known ? "algorithm '" + s.algorithm + "' does not fit a " + label +
                                            (s.non_commutative ? " with a non-commutative operator" : "")
                                        : "unknown --algorithm '" + s.algorithm + "' for " +
-                                           std::string(collective_name(C))) +
+                                           tools::call_name<C>(problem)) +
                                 "; algorithms that fit: " + joined(fitting));
   }
   if (s.text || s.svg.empty()) std::fputs(d->text().c_str(), stdout);
@@ -93,8 +97,8 @@ int main(int argc, char** argv)
 {
   Settings s;
   CLI::App app{"collectives-draw: the schedule of a collective algorithm drawn on its topology, step by step"};
-  app.add_option("--op", s.op, "broadcast, reduce, allgather, reduce_scatter, allreduce, scan, scatter, gather, "
-                               "alltoall or shift");
+  app.add_option("--op", s.op, "broadcast, reduce, allgather, reduce_scatter, allreduce, scan, exscan, scatter, "
+                               "gather, alltoall, alltoallv, shift or barrier");
   app.add_option("--algorithm", s.algorithm, "the algorithm's name (--list shows those that fit)");
   app.add_option("--topology", s.topology, "ring, mesh, torus, hypercube or full (fully connected)")
     ->check(CLI::IsMember(tools::topology_kinds));

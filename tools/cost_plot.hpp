@@ -138,7 +138,7 @@ Panel make_panel(const T& topo, const CostModel& model, const Problem& problem, 
                  const std::string& block_meaning)
 {
   Panel panel;
-  panel.title = std::string(collective_name(C));
+  panel.title = call_name<C>(problem);
   panel.xlabel = "m (" + block_meaning + ")";
   constexpr int points = 49;
   const double step = std::log10(m_max / m_min) / (points - 1);

@@ -112,14 +112,26 @@ void for_each_collective(F&& f)
   }(std::make_index_sequence<all_collectives.size()>{});
 }
 
+/// The name a call of C on `problem` goes by: collective_name(C), but "exscan" for the
+/// exclusive scan (Collective::scan with problem.exclusive).
+template <Collective C>
+std::string call_name(const Problem& problem)
+{
+  return C == Collective::scan && problem.exclusive ? std::string("exscan") : std::string(collective_name(C));
+}
+
+/// Whether an --op names the exclusive scan ("exscan": Collective::scan, problem.exclusive).
+inline bool names_exscan(std::string_view op) { return op == "exscan"; }
+
 /// Calls f.template operator()<C>() for the collective called `name` ("broadcast",
-/// "reduce_scatter", ...); returns false when there is none.
+/// "reduce_scatter", ..., and "exscan" for scan: see names_exscan); returns false when
+/// there is none.
 template <class F>
 bool with_collective(std::string_view name, F&& f)
 {
   bool found = false;
   for_each_collective([&]<Collective C>() {
-    if (!found && name == collective_name(C)) {
+    if (!found && (name == collective_name(C) || (C == Collective::scan && names_exscan(name)))) {
       found = true;
       f.template operator()<C>();
     }

@@ -291,6 +291,24 @@ TEST_CASE("draw: the text table lists the same messages", "[tools][draw]")
   CHECK(lines == 2 + 7); // title, header, 1 + 2 + 4 messages
 }
 
+TEST_CASE("draw: the exclusive scan is drawn as exscan runs it", "[tools][draw]")
+{
+  // exscan is the scan collective with Problem::exclusive (the tools' --op exscan).
+  const Hypercube<3> topo;
+  const Problem exclusive{.exclusive = true};
+  const auto d = draw::drawing<Collective::scan>("recursive_doubling", topo, exclusive, "hypercube of 8");
+  REQUIRE(d.has_value());
+  CHECK(d->title.rfind("exscan, recursive_doubling", 0) == 0);
+  const Parsed svg = drawn<Collective::scan>("recursive_doubling", topo, exclusive);
+  const std::size_t m = 3;
+  const auto logs = recorded(topo, [&](auto& comm) {
+    std::vector<int> send(m, 1), recv(m);
+    exscan(comm, send, recv, std::plus<>{}, scan_algorithm::recursive_doubling);
+  });
+  CHECK(canonical(logs) == canonical(expected_from(svg, 8, m * sizeof(int))));
+  CHECK(draw::drawing<Collective::scan>("recursive_doubling", topo, Problem{}, "hypercube of 8")->title.rfind("scan,", 0) == 0);
+}
+
 TEST_CASE("draw: unknown or unfitting algorithms give no drawing", "[tools][draw]")
 {
   CHECK(!draw::drawing<Collective::broadcast>("no_such", Ring<8>{}, Problem{}, "ring").has_value());

@@ -42,7 +42,7 @@ std::optional<Drawing> drawing(std::string_view algorithm, const T& topo, const 
     d.picture = picture_of(rec, router_of(topo));
     d.layout = layout_of(topo);
     d.links = links_of(topo);
-    d.title = std::string(collective_name(C)) + ", " + decltype(tag)::name + ", on a " + topology_label;
+    d.title = tools::call_name<C>(problem) + ", " + decltype(tag)::name + ", on a " + topology_label;
     if constexpr (C == Collective::broadcast || C == Collective::reduce || C == Collective::scatter ||
                   C == Collective::gather)
       d.title += " (root " + std::to_string(problem.root) + ")";
