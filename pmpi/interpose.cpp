@@ -645,6 +645,9 @@ int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype ty
   auto native = [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm); };
   return Frame(Call::allreduce, comm).run(native, [&](Frame& f, CommState& s) {
     if (count < 0) return f.forward("invalid argument");
+    // The same buffer twice instead of MPI_IN_PLACE: Open MPI's MPI_ERR_BUFFER (it lets
+    // one element through, as here).
+    if (count > 1 && sendbuf == recvbuf && sendbuf != MPI_BOTTOM) return f.forward("invalid argument");
     ElementOp eop;
     if (const char* why = resolve_reduction(op, type, eop)) return f.forward(why);
     const std::size_t n = static_cast<std::size_t>(count);

@@ -1,7 +1,8 @@
 /* errors.c: errors reach the program as MPI says, with and without the shim.
  *
  *   errors           invalid arguments (a negative count, a bad root, MPI_DATATYPE_NULL,
- *                    MPI_OP_NULL, MPI_COMM_NULL): MPI_X returns the same error class as
+ *                    MPI_OP_NULL, MPI_COMM_NULL, an all-reduce's send buffer passed as its
+ *                    receive buffer): MPI_X returns the same error class as
  *                    Open MPI's PMPI_X, through the communicator's error handler
  *                    (MPI_ERRORS_RETURN here), and the program goes on;
  *   errors --shim    also errors the shim finds itself: every rank sends 8 bytes per block
@@ -68,6 +69,9 @@ int main(int argc, char** argv)
   same_error("MPI_Allreduce, MPI_DATATYPE_NULL",
              MPI_Allreduce(buf, out, 1, MPI_DATATYPE_NULL, MPI_SUM, MPI_COMM_WORLD),
              PMPI_Allreduce(buf, out, 1, MPI_DATATYPE_NULL, MPI_SUM, MPI_COMM_WORLD));
+  same_error("MPI_Allreduce, one buffer as send and receive buffer (not MPI_IN_PLACE)",
+             MPI_Allreduce(buf, buf, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD),
+             PMPI_Allreduce(buf, buf, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
   same_error("MPI_Allreduce, MPI_OP_NULL", MPI_Allreduce(buf, out, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD),
              PMPI_Allreduce(buf, out, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD));
   same_error("MPI_Reduce, root -1", MPI_Reduce(buf, out, 1, MPI_INT, MPI_SUM, -1, MPI_COMM_WORLD),

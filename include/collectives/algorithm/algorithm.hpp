@@ -3,7 +3,7 @@
 // itself, beside its schedule (algorithm/<collective>/<name>.hpp):
 //
 //   static constexpr Collective collective;       which collective it implements
-//   static constexpr std::string_view name;       its name ("pairwise_xor")
+//   static constexpr const char* name;            its name ("pairwise_xor")
 //   static constexpr Needs needs;                 what it asks of the topology and the call
 //   static constexpr auto schedule(topo, problem) the schedule that runs (and is costed,
 //                                                 verified and drawn)
