@@ -476,6 +476,44 @@ TEST_CASE("executor plans: a loop over more different calls than plans kept stil
   }
 }
 
+TEST_CASE("executor plans: plans made over scratch a larger call moved are made again in their own slots",
+          "[threads][executor][plans]")
+{
+  // All-reduces of 1..100 elements, smallest first: each call of the first round grows the
+  // scratch the earlier plans were made over. The second round finds each call's old plan
+  // by its tag (which leaves the scratch's address out), sees it no longer fits and makes it
+  // again in its own slot; from the third round on, the slots' rule as in a loop whose
+  // memory never moved, one round later. (Until the fifty-second session the old plans took
+  // new tags and stayed kept, never to fit again.)
+  constexpr std::size_t p = 2, sizes = 100, rounds = 5;
+  std::vector<std::uint64_t> want{0};
+  for (std::uint64_t r : reused_by_rule(sizes, rounds - 1)) want.push_back(r);
+  std::vector<std::vector<std::uint64_t>> reused(p);
+  std::vector<std::size_t> wrong(p, 0);
+  threads::Team team(p);
+  team.run([&](threads::Endpoint& ep) {
+    Communicator comm{ep, Ring<>{p}};
+    const std::size_t r = ep.rank();
+    std::vector<std::uint64_t> in(sizes), out(sizes);
+    for (std::size_t round = 0; round < rounds; ++round) {
+      const std::uint64_t before = comm.context().plans_reused();
+      for (std::size_t m = 1; m <= sizes; ++m) {
+        for (std::size_t i = 0; i < m; ++i) in[i] = 1000 * r + 10 * m + i + round;
+        allreduce(comm, std::span<const std::uint64_t>(in.data(), m), std::span<std::uint64_t>(out.data(), m),
+                  std::plus<>{});
+        for (std::size_t i = 0; i < m; ++i)
+          wrong[r] += out[i] == 1000 + 2 * (10 * m + i + round) ? 0 : 1;
+      }
+      reused[r].push_back(comm.context().plans_reused() - before);
+    }
+  });
+  for (std::size_t r = 0; r < p; ++r) {
+    INFO("rank " << r);
+    CHECK(wrong[r] == 0);
+    CHECK(reused[r] == want);
+  }
+}
+
 TEST_CASE("executor plans: a call over other buffers makes its own plan", "[threads][executor][plans]")
 {
   // Two live output buffers used in turn: the plan of one must never write into the other.

@@ -367,7 +367,7 @@ inline constexpr std::size_t plan_churn_after = plan_slots / 4;
 
 /// An ExecContext's plans, each allocated when first needed and never moved, and what a
 /// call scans to find its own: the latest two plans run, then each plan's tag (the schedule's
-/// type, steps and root, the rank, buffers, sizes and reducer kind), in an array of its own,
+/// type, steps and root, the rank, the caller's buffers, sizes and reducer kind), in an array of its own,
 /// so a look-up reads a few cache lines, not every plan. A copy starts empty (a plan points
 /// into its own context's memory).
 struct PlanSlots {

@@ -289,10 +289,11 @@ void require_apart_or_same(const P& plan, const std::array<ByteBuffer, 3>& bufs,
 /// over the same buffers and layouts, with the same kind of reducer and transport.
 /// (The plan's type and the context's are template parameters so that nothing in these
 /// bodies is compiled before a call runs: clang instantiates what a template's
-/// non-dependent expressions use at its definition.)
+/// non-dependent expressions use at its definition.) With `scratch_may_move`, the scratch
+/// may lie elsewhere: the plan was made for this call over scratch a larger call has moved.
 template <class P>
 bool plan_fits(const P& plan, const ScheduleRef& s, const EndpointRef& ep, const std::array<ByteBuffer, 3>& bufs,
-               const Reducer* red)
+               const Reducer* red, bool scratch_may_move = false)
 {
   if (!plan.valid || plan.schedule.visit != s.visit || plan.schedule.steps != s.steps ||
       plan.schedule.scratch_blocks != s.scratch_blocks || plan.schedule.same != s.same ||
@@ -305,7 +306,7 @@ bool plan_fits(const P& plan, const ScheduleRef& s, const EndpointRef& ep, const
   for (std::size_t i = 0; i < bufs.size(); ++i) {
     const ByteBuffer& a = plan.bufs[i];
     const ByteBuffer& b = bufs[i];
-    if (a.data != b.data || a.layout.n != b.layout.n || a.layout.k != b.layout.k ||
+    if ((a.data != b.data && !(scratch_may_move && i == 2)) || a.layout.n != b.layout.n || a.layout.k != b.layout.k ||
         (a.layout.counts == nullptr) != (b.layout.counts == nullptr))
       return false;
     if (b.layout.counts != nullptr)
@@ -326,9 +327,11 @@ inline std::uint64_t plan_tag(const ScheduleRef& s, const EndpointRef& ep, const
   auto rot = [](std::uint64_t v, int k) { return (v << k) | (v >> (64 - k)); };
   std::uint64_t h = std::bit_cast<std::uintptr_t>(s.visit) ^ rot(s.steps, 7) ^ rot(ep.rank, 13) ^ rot(s.root, 19) ^
                     rot(red != nullptr ? std::bit_cast<std::uintptr_t>(red->fn) : 0, 29);
+  // Not the scratch's address: the context's, which a larger call may move; a plan made
+  // over the old one keeps its tag, so the call finds it (it does not fit) and makes it
+  // again in its slot (run_steps) instead of leaving it there, never to fit again.
   h ^= rot(std::bit_cast<std::uintptr_t>(bufs[0].data), 3) ^ rot(bufs[0].layout.n, 37) ^
-       rot(std::bit_cast<std::uintptr_t>(bufs[1].data), 43) ^ rot(bufs[1].layout.n, 53) ^
-       rot(std::bit_cast<std::uintptr_t>(bufs[2].data), 11) ^ rot(bufs[2].layout.n, 59);
+       rot(std::bit_cast<std::uintptr_t>(bufs[1].data), 43) ^ rot(bufs[1].layout.n, 53) ^ rot(bufs[2].layout.n, 59);
   h *= 0xff51afd7ed558ccdull;
   return h ^ (h >> 32);
 }
@@ -596,6 +599,7 @@ void run_steps(const ScheduleRef& s, const EndpointRef& ep, const std::array<Byt
   // The latest plan first (a loop of one call), the one before it (two calls in turn),
   // then the plans whose tag matches.
   std::size_t found = plan_slots;
+  std::size_t stale = plan_slots; // a slot whose plan has this call's tag but does not fit
   std::uint64_t tag = 0;
   bool tagged = false;
   if (s.same != nullptr && kept != 0) {
@@ -607,9 +611,15 @@ void run_steps(const ScheduleRef& s, const EndpointRef& ep, const std::array<Byt
       tag = plan_tag(s, ep, bufs, red);
       tagged = true;
       for (std::size_t i = 0; i < kept; ++i)
-        if (i != slots.latest && i != slots.previous && slots.tag[i] == tag && fits(i)) {
-          found = i;
-          break;
+        if (slots.tag[i] == tag) {
+          if (i != slots.latest && i != slots.previous && fits(i)) {
+            found = i;
+            break;
+          }
+          // This call's plan, made over scratch or staging that a larger call has moved
+          // since (plan_tag leaves the scratch out): made again in its own slot, it does
+          // not take another's, and no plan that can never fit again stays kept.
+          if (plan_fits(*slots.plans[i], s, ep, bufs, red, true)) stale = i;
         }
     }
   }
@@ -622,6 +632,8 @@ void run_steps(const ScheduleRef& s, const EndpointRef& ep, const std::array<Byt
   } else {
     if (s.same == nullptr && slots.unkept < kept) {
       found = slots.unkept; // a plan that is not kept: always the same slot
+    } else if (stale != plan_slots) {
+      found = stale;
     } else if (kept < plan_slots) {
       if (slots.plans.capacity() < plan_slots) slots.plans.reserve(plan_slots);
       slots.plans.push_back(std::make_unique<P>());
@@ -636,7 +648,7 @@ void run_steps(const ScheduleRef& s, const EndpointRef& ep, const std::array<Byt
       for (std::size_t i = 1; i < plan_slots; ++i)
         if (slots.used[i] < slots.used[found]) found = i;
     }
-    if (s.same != nullptr) {
+    if (s.same != nullptr && found != stale) {
       slots.newest = found;
       ++slots.made_in_a_row;
     }
