@@ -289,11 +289,12 @@ void require_apart_or_same(const P& plan, const std::array<ByteBuffer, 3>& bufs,
 /// over the same buffers and layouts, with the same kind of reducer and transport.
 /// (The plan's type and the context's are template parameters so that nothing in these
 /// bodies is compiled before a call runs: clang instantiates what a template's
-/// non-dependent expressions use at its definition.) With `scratch_may_move`, the scratch
-/// may lie elsewhere: the plan was made for this call over scratch a larger call has moved.
-template <class P>
+/// non-dependent expressions use at its definition.) With ScratchMayMove, the scratch may
+/// lie elsewhere: the plan was made for this call over scratch a larger call has moved (a
+/// template parameter: the look-up of every call compiles without the test).
+template <bool ScratchMayMove = false, class P>
 bool plan_fits(const P& plan, const ScheduleRef& s, const EndpointRef& ep, const std::array<ByteBuffer, 3>& bufs,
-               const Reducer* red, bool scratch_may_move = false)
+               const Reducer* red)
 {
   if (!plan.valid || plan.schedule.visit != s.visit || plan.schedule.steps != s.steps ||
       plan.schedule.scratch_blocks != s.scratch_blocks || plan.schedule.same != s.same ||
@@ -306,7 +307,7 @@ bool plan_fits(const P& plan, const ScheduleRef& s, const EndpointRef& ep, const
   for (std::size_t i = 0; i < bufs.size(); ++i) {
     const ByteBuffer& a = plan.bufs[i];
     const ByteBuffer& b = bufs[i];
-    if ((a.data != b.data && !(scratch_may_move && i == 2)) || a.layout.n != b.layout.n || a.layout.k != b.layout.k ||
+    if ((a.data != b.data && !(ScratchMayMove && i == 2)) || a.layout.n != b.layout.n || a.layout.k != b.layout.k ||
         (a.layout.counts == nullptr) != (b.layout.counts == nullptr))
       return false;
     if (b.layout.counts != nullptr)
@@ -619,7 +620,7 @@ void run_steps(const ScheduleRef& s, const EndpointRef& ep, const std::array<Byt
           // This call's plan, made over scratch or staging that a larger call has moved
           // since (plan_tag leaves the scratch out): made again in its own slot, it does
           // not take another's, and no plan that can never fit again stays kept.
-          if (plan_fits(*slots.plans[i], s, ep, bufs, red, true)) stale = i;
+          if (plan_fits<true>(*slots.plans[i], s, ep, bufs, red)) stale = i;
         }
     }
   }
