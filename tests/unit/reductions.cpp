@@ -545,6 +545,43 @@ TEST_CASE("reduce: ranks other than the root may pass an empty receive range", "
   }
 }
 
+TEST_CASE("reduce: in place at the root alone, as with MPI_IN_PLACE, every algorithm and the default",
+          "[reductions][in_place]")
+{
+  // The root calls reduce(comm, buf, op, root), the others reduce(comm, send, recv, op,
+  // root). Until the fifty-second session the default's pick read "in place", so the root
+  // could pick another algorithm than the others (p = 5, 32768 doubles, root 0: linear
+  // against binomial) and the call failed as a mismatch. Sizes where the picks differed
+  // then, under the team's own model and under default_cost_model.
+  for (std::size_t p : {2, 3, 5, 6, 7}) {
+    for (bool endpoint_model : {true, false}) {
+      INFO("p = " << p << (endpoint_model ? ", the endpoint's model" : ", default_cost_model"));
+      report(run_on(Ring<>{p}, [&](auto& comm) {
+        if (!endpoint_model) comm.set_cost_model(default_cost_model);
+        Failures bad;
+        const std::size_t r = comm.rank();
+        for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{4096}, std::size_t{32768}})
+          for (std::size_t root : roots_of(p))
+            for_each_reduce<decltype(int_plus()), Algorithms::all>(comm.topology(), [&](auto alg) {
+              using Alg = decltype(alg);
+              std::vector<double> mine(n), recv(r == root ? n : 0, -1.0);
+              for (std::size_t i = 0; i < n; ++i) mine[i] = static_cast<double>((r + 1) * (i % 13));
+              if (r == root) call_with(reduce, alg, comm, mine, std::plus<>{}, root);
+              else call_with(reduce, alg, comm, std::span<const double>(mine), recv, std::plus<>{}, root);
+              if (r != root) return;
+              bool ok = true;
+              for (std::size_t i = 0; i < n; ++i)
+                ok = ok && mine[i] == static_cast<double>(p * (p + 1) / 2 * (i % 13));
+              if (!ok)
+                bad.push_back("reduce(" + name_of(Alg{}) + "), n = " + std::to_string(n) + ", root " +
+                              std::to_string(root) + ": wrong at the root");
+            });
+        return bad;
+      }));
+    }
+  }
+}
+
 namespace {
 
 /// The matrix product in MPI's array form only (no binary call): inout[i] = in[i] * inout[i],

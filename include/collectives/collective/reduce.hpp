@@ -22,7 +22,15 @@ void run_reduce(Comm& comm, const T* in, T* out, std::size_t n, std::size_t n_ou
   constexpr bool c = is_commutative_v<Op, T>;
   const std::size_t p = comm.size();
   const Problem problem{.m = comm.words(n * sizeof(T)), .root = root, .commutative = c, .in_place = InPlace};
-  run_algorithm<Collective::reduce, c, InPlace>(comm, alg, problem, [&](auto a) {
+  // The default is picked for the call out of place on every rank: MPI's use of in place
+  // is the root's alone, and a pick that read it could differ between the root and the
+  // others (every reduce algorithm runs in place, so the list is the same).
+  static_assert(std::same_as<decltype(default_candidates<Collective::reduce, typename Comm::topology_type, c, true>()),
+                             decltype(default_candidates<Collective::reduce, typename Comm::topology_type, c, false>())>,
+                "collectives::reduce: an algorithm that does not run in place would make the root's pick differ");
+  Problem picked = problem;
+  picked.in_place = false;
+  run_algorithm<Collective::reduce, c, false>(comm, alg, picked, [&](auto a) {
     const BlockLayout layout = message_layout(a, n, p);
     T* target = out;
     std::size_t n_target = comm.rank() == root ? n_out : 0;
@@ -68,7 +76,9 @@ struct reduce_fn {
   }
 
   /// In place (MPI_IN_PLACE at the root): every rank's buf is its contribution and the
-  /// root's buf receives the result; other ranks' buf is not changed.
+  /// root's buf receives the result; other ranks' buf is not changed. The root may call
+  /// it while the others call the form with send and recv, as with MPI_IN_PLACE: every
+  /// rank picks the same default either way.
   template <communicator Comm, output_buffer Buf, class Op, class Root, class Alg = Automatic>
     requires(!buffer<Op> && (std::integral<Root> || detail::static_root<Root>) &&
              selectable<Alg, Collective::reduce, typename Comm::topology_type,
