@@ -582,6 +582,51 @@ TEST_CASE("reduce: in place at the root alone, as with MPI_IN_PLACE, every algor
   }
 }
 
+TEST_CASE("scan and exscan: some ranks in place, the others not, every algorithm and the default",
+          "[reductions][in_place]")
+{
+  // MPI lets each rank of MPI_Scan and MPI_Exscan pass MPI_IN_PLACE or not. Until the
+  // fifty-second session the default's pick read "in place", so the ranks could pick
+  // different algorithms (p = 5, 4096 doubles: a deadlock reported in scan (linear)).
+  for (std::size_t p : {2, 3, 5, 6, 8}) {
+    for (bool endpoint_model : {true, false}) {
+      INFO("p = " << p << (endpoint_model ? ", the endpoint's model" : ", default_cost_model"));
+      report(run_on(Ring<>{p}, [&](auto& comm) {
+        if (!endpoint_model) comm.set_cost_model(default_cost_model);
+        Failures bad;
+        const std::size_t r = comm.rank();
+        const bool in_place = r % 2 == 0;
+        for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{4096}})
+          for (bool exclusive : {false, true})
+            for_each_scan<decltype(int_plus()), Algorithms::all>(comm.topology(), [&](auto alg) {
+              using Alg = decltype(alg);
+              std::vector<double> mine(n), out(n, -1.0);
+              for (std::size_t i = 0; i < n; ++i) mine[i] = static_cast<double>((r + 1) * (i % 13));
+              const std::span<const double> send(mine);
+              if (exclusive) {
+                if (in_place) call_with(exscan, alg, comm, mine, std::plus<>{});
+                else call_with(exscan, alg, comm, send, out, std::plus<>{});
+              } else {
+                if (in_place) call_with(scan, alg, comm, mine, std::plus<>{});
+                else call_with(scan, alg, comm, send, out, std::plus<>{});
+              }
+              if (exclusive && r == 0) return; // undefined there
+              const std::vector<double>& got = in_place ? mine : out;
+              const std::size_t upto = exclusive ? r : r + 1; // ranks 0 .. upto - 1
+              bool ok = true;
+              for (std::size_t i = 0; i < n; ++i)
+                ok = ok && got[i] == static_cast<double>(upto * (upto + 1) / 2 * (i % 13));
+              if (!ok)
+                bad.push_back(std::string(exclusive ? "exscan(" : "scan(") + name_of(Alg{}) + "), n = " +
+                              std::to_string(n) + (in_place ? ", in place" : "") + ": wrong on rank " +
+                              std::to_string(r));
+            });
+        return bad;
+      }));
+    }
+  }
+}
+
 namespace {
 
 /// The matrix product in MPI's array form only (no binary call): inout[i] = in[i] * inout[i],

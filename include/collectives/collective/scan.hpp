@@ -16,14 +16,23 @@ namespace collectives {
 
 namespace detail {
 
-/// n_out: the elements of the output (in place: the same memory as in).
+/// n_out: the elements of the output (in place: the same memory as in). Some ranks may call
+/// in place and others not.
 template <bool Exclusive, bool InPlace, class Alg, class Comm, class T, class Op>
 void run_scan(Comm& comm, const T* in, T* out, std::size_t n, std::size_t n_out, Op op, Alg alg)
 {
   constexpr bool c = is_commutative_v<Op, T>;
   const Problem problem{.m = comm.words(n * sizeof(T)), .commutative = c, .in_place = InPlace, .exclusive = Exclusive};
   const BlockLayout whole = BlockLayout::uniform(n);
-  run_algorithm<Collective::scan, c, InPlace>(comm, alg, problem, [&](auto a) {
+  // The default is picked for the call out of place on every rank: MPI lets each rank pass
+  // MPI_IN_PLACE or not, and a pick that read it could differ between ranks (every scan
+  // algorithm runs in place, so the list is the same).
+  static_assert(std::same_as<decltype(default_candidates<Collective::scan, typename Comm::topology_type, c, true>()),
+                             decltype(default_candidates<Collective::scan, typename Comm::topology_type, c, false>())>,
+                "collectives::scan: an algorithm that does not run in place would make an in-place rank's pick differ");
+  Problem picked = problem;
+  picked.in_place = false;
+  run_algorithm<Collective::scan, c, false>(comm, alg, picked, [&](auto a) {
     // In place the algorithms run on the buffer itself (input_may_alias_output); out of
     // place, overlapping buffers are staged.
     const T* input = InPlace ? input_for(a, comm, in, n, out, n_out) : unaliased_input(comm, in, n, out, n_out);
@@ -76,7 +85,8 @@ struct scan_fn_base {
 /// (overlapping send and recv work as if send had been copied first).
 /// Without an algorithm: the cheapest of scan's list. Bad sizes throw
 /// std::invalid_argument before anything is written.
-/// collective: every rank must call it with the same size, op and algorithm.
+/// collective: every rank must call it with the same size, op and algorithm (in place or
+/// not, each rank as it likes, as with MPI_IN_PLACE).
 inline constexpr detail::scan_fn_base<false> scan{};
 
 /// exscan(comm, send, recv, op[, algorithm]): rank r > 0 gets x0 op ... op x(r-1); rank
