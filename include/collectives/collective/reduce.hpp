@@ -22,14 +22,8 @@ void run_reduce(Comm& comm, const T* in, T* out, std::size_t n, std::size_t n_ou
   constexpr bool c = is_commutative_v<Op, T>;
   const std::size_t p = comm.size();
   const Problem problem{.m = comm.words(n * sizeof(T)), .root = root, .commutative = c, .in_place = InPlace};
-  // The default is picked for the call out of place on every rank: MPI's use of in place
-  // is the root's alone, and a pick that read it could differ between the root and the
-  // others (every reduce algorithm runs in place, so the list is the same).
-  static_assert(std::same_as<decltype(default_candidates<Collective::reduce, typename Comm::topology_type, c, true>()),
-                             decltype(default_candidates<Collective::reduce, typename Comm::topology_type, c, false>())>,
-                "collectives::reduce: an algorithm that does not run in place would make the root's pick differ");
-  Problem picked = problem;
-  picked.in_place = false;
+  // MPI's use of in place is the root's alone: picked as if out of place on every rank.
+  const Problem picked = picked_out_of_place<Collective::reduce, typename Comm::topology_type, c>(problem);
   run_algorithm<Collective::reduce, c, false>(comm, alg, picked, [&](auto a) {
     const BlockLayout layout = message_layout(a, n, p);
     T* target = out;

@@ -60,6 +60,19 @@ void run_algorithm(Comm& comm, Alg alg, const Problem& problem, Run&& run)
   }
 }
 
+/// The problem the default is picked for where ranks may differ in using a collective in
+/// place (MPI_IN_PLACE at a reduce's root alone, at any rank of a scan): the call out of
+/// place, so that every rank picks the same. C's list must be the same in place (checked).
+template <Collective C, class Topo, bool Commutative>
+constexpr Problem picked_out_of_place(Problem problem)
+{
+  static_assert(std::same_as<decltype(default_candidates<C, Topo, Commutative, true>()),
+                             decltype(default_candidates<C, Topo, Commutative, false>())>,
+                "collectives: an algorithm that does not run in place would make an in-place rank's pick differ");
+  problem.in_place = false;
+  return problem;
+}
+
 /// s as the executor takes it: a schedule the caller keeps (the library's are values),
 /// or one the compiled library built (ErasedSchedule).
 template <class S>

@@ -24,14 +24,8 @@ void run_scan(Comm& comm, const T* in, T* out, std::size_t n, std::size_t n_out,
   constexpr bool c = is_commutative_v<Op, T>;
   const Problem problem{.m = comm.words(n * sizeof(T)), .commutative = c, .in_place = InPlace, .exclusive = Exclusive};
   const BlockLayout whole = BlockLayout::uniform(n);
-  // The default is picked for the call out of place on every rank: MPI lets each rank pass
-  // MPI_IN_PLACE or not, and a pick that read it could differ between ranks (every scan
-  // algorithm runs in place, so the list is the same).
-  static_assert(std::same_as<decltype(default_candidates<Collective::scan, typename Comm::topology_type, c, true>()),
-                             decltype(default_candidates<Collective::scan, typename Comm::topology_type, c, false>())>,
-                "collectives::scan: an algorithm that does not run in place would make an in-place rank's pick differ");
-  Problem picked = problem;
-  picked.in_place = false;
+  // MPI lets each rank choose in place or not: picked as if out of place on every rank.
+  const Problem picked = picked_out_of_place<Collective::scan, typename Comm::topology_type, c>(problem);
   run_algorithm<Collective::scan, c, false>(comm, alg, picked, [&](auto a) {
     // In place the algorithms run on the buffer itself (input_may_alias_output); out of
     // place, overlapping buffers are staged.
