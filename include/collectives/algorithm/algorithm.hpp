@@ -352,8 +352,8 @@ struct FittingAlgorithms {
 };
 
 /// Collective C's algorithms that can run on `topo` for `problem`, e.g.
-/// `fitting_algorithms<Collective::alltoall>(Ring<5>{})` names pairwise, ring, ring_two_way
-/// and bruck. constexpr with a static topology.
+/// `fitting_algorithms<Collective::alltoall>(Ring<5>{})` names pairwise, ring, ring_two_way,
+/// bruck and linear. constexpr with a static topology.
 template <Collective C, topology T>
 constexpr FittingAlgorithms<C, T> fitting_algorithms(const T& topo, const Problem& problem = {})
 {

@@ -101,7 +101,8 @@ void packed_displacements(const C& counts, std::size_t* displs)
 /// back (displacements = exclusive prefix sums of the counts).
 /// Requirements: trivially copyable elements of one type; every block inside its range;
 /// receive blocks do not overlap; rank a's send count to b equals b's receive count from
-/// a. Algorithm: alltoallv_algorithm::pairwise (any p) or pairwise_xor (p a power of two);
+/// a. Algorithm: alltoallv_algorithm::pairwise (any p), pairwise_xor (p a power of two) or
+/// linear (every block sent at once, one step; p <= 64);
 /// without one, the cheapest of alltoallv's list for the largest block.
 /// Errors: bad lengths or blocks outside their ranges throw std::invalid_argument naming
 /// the problem before anything is written; a rank whose send count to itself differs from
