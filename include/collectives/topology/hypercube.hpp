@@ -11,7 +11,6 @@
 #include <array>
 #include <concepts>
 #include <cstddef>
-#include <type_traits>
 
 namespace collectives {
 
@@ -56,14 +55,8 @@ public:
                       "collectives::Hypercube: converting to a static dimension that the run-time one does not match");
   }
 
-  /// The hypercube of `dims` dimensions, counted as Hypercube<D> counts them:
-  /// Hypercube<>{3} has 8 nodes (of_size(p) starts from a node count instead). dims must
-  /// be between 0 and 63, and equal to D when D is static; std::invalid_argument naming
-  /// the problem otherwise (a compile error when constant).
-  template <std::integral I>
-  constexpr explicit Hypercube(I dims) : Hypercube(of_dims(checked_dims(dims)))
-  {
-  }
+  // Named constructors only: "Hypercube<>{3}" would read as 3 nodes to some and as 3
+  // dimensions to others (Ring<>{n} and Mesh<>{r, c} take node counts).
 
   /// The hypercube of `dims` dimensions (2^dims nodes); dims <= 63, and equal to D when D
   /// is static. Throws std::invalid_argument otherwise (a compile error when constant).
@@ -86,18 +79,6 @@ public:
     return of_dims(detail::countr_zero(p));
   }
 
-private:
-  // Compared in the argument's own type: a cast would turn -1 into 2^64 - 1 (and a
-  // message about 63 dimensions instead of a negative count).
-  template <std::integral I>
-  static constexpr std::size_t checked_dims(I dims)
-  {
-    if constexpr (std::is_signed_v<I>)
-      detail::require(dims >= 0, "collectives::Hypercube: the number of dimensions must be between 0 and 63");
-    return static_cast<std::size_t>(dims);
-  }
-
-public:
   constexpr std::size_t ndims() const noexcept
   {
     if constexpr (D == dynamic_extent) return dims_[0];
