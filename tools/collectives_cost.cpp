@@ -210,9 +210,8 @@ int main(int argc, char** argv)
     detail::require(s.m_min > 0 && s.m_min < s.m_max && s.m_max <= max_block_words,
                     "collectives-cost: needs 0 < --mmin < --mmax <= 1e15");
     if (!s.op.empty()) {
-      bool known = false;
-      for (Collective c : all_collectives) known = known || collective_name(c) == s.op;
-      known = known || tools::names_exscan(s.op);
+      // The names collectives-draw takes (tools::with_collective), exscan included.
+      const bool known = tools::with_collective(s.op, []<Collective>() {});
       detail::require(known, "collectives-cost: unknown --op '" + s.op + "'");
     }
     if (s.table) {

@@ -221,16 +221,16 @@ void check_keepable(const Topo& topo, std::vector<std::string>& missing)
 
 /// Checks the calls of each round of run_calls(p, rounds) that ran a kept plan. The second
 /// call of every pair runs the first's plan, and so does the first allreduce with
-/// ModAdd{11}, the plan of ModAdd{7}'s: 10 + 2p kinds of call a round, 9 + 2p plans. When
-/// they all fit the context's detail::plan_slots, every call of the third round on runs
-/// one (the second round may still make a few again: the first round's later calls grew
-/// the scratch memory that earlier plans were made over); when they do not, the least
-/// recently used slot goes, which in a loop is always the one needed next.
+/// ModAdd{11}, the plan of ModAdd{7}'s: 10 + 2p kinds of call a round, 9 + 2p plans, all
+/// within the context's detail::plan_slots (loops over more: the tests below), so every
+/// call of the third round on runs one (the second round may still make a few again: the
+/// first round's later calls grew the scratch memory that earlier plans were made over).
 void check_reuse(const std::vector<std::uint64_t>& reused, std::size_t p, std::size_t rounds)
 {
   REQUIRE(reused.size() == rounds);
   const std::uint64_t pairs = 10 + 2 * p + 1, plans = 9 + 2 * p;
-  const std::uint64_t later = plans <= detail::plan_slots ? pairs + plans : pairs;
+  REQUIRE(plans <= detail::plan_slots);
+  const std::uint64_t later = pairs + plans;
   CHECK(reused[0] == pairs);
   for (std::size_t round = 1; round < rounds; ++round) {
     INFO("round " << round);

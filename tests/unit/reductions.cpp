@@ -545,6 +545,30 @@ TEST_CASE("reduce: ranks other than the root may pass an empty receive range", "
   }
 }
 
+namespace {
+
+/// Rank r's contribution at element i in the mixed in-place tests below, and the sum of
+/// ranks 0 .. ranks - 1's.
+double mixed_contribution(std::size_t r, std::size_t i) { return static_cast<double>((r + 1) * (i % 13)); }
+double mixed_sum(std::size_t ranks, std::size_t i) { return static_cast<double>(ranks * (ranks + 1) / 2 * (i % 13)); }
+
+/// body(comm) (returning its rank's failures) on a ring of each p, under the team's own
+/// cost model and under default_cost_model: the picks the mixed in-place tests compare.
+template <class Body>
+void on_rings_under_both_models(std::initializer_list<std::size_t> ps, Body body)
+{
+  for (std::size_t p : ps)
+    for (bool endpoint_model : {true, false}) {
+      INFO("p = " << p << (endpoint_model ? ", the endpoint's model" : ", default_cost_model"));
+      report(run_on(Ring<>{p}, [&](auto& comm) {
+        if (!endpoint_model) comm.set_cost_model(default_cost_model);
+        return body(comm);
+      }));
+    }
+}
+
+} // namespace
+
 TEST_CASE("reduce: in place at the root alone, as with MPI_IN_PLACE, every algorithm and the default",
           "[reductions][in_place]")
 {
@@ -553,33 +577,26 @@ TEST_CASE("reduce: in place at the root alone, as with MPI_IN_PLACE, every algor
   // could pick another algorithm than the others (p = 5, 32768 doubles, root 0: linear
   // against binomial) and the call failed as a mismatch. Sizes where the picks differed
   // then, under the team's own model and under default_cost_model.
-  for (std::size_t p : {2, 3, 5, 6, 7}) {
-    for (bool endpoint_model : {true, false}) {
-      INFO("p = " << p << (endpoint_model ? ", the endpoint's model" : ", default_cost_model"));
-      report(run_on(Ring<>{p}, [&](auto& comm) {
-        if (!endpoint_model) comm.set_cost_model(default_cost_model);
-        Failures bad;
-        const std::size_t r = comm.rank();
-        for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{4096}, std::size_t{32768}})
-          for (std::size_t root : roots_of(p))
-            for_each_reduce<decltype(int_plus()), Algorithms::all>(comm.topology(), [&](auto alg) {
-              using Alg = decltype(alg);
-              std::vector<double> mine(n), recv(r == root ? n : 0, -1.0);
-              for (std::size_t i = 0; i < n; ++i) mine[i] = static_cast<double>((r + 1) * (i % 13));
-              if (r == root) call_with(reduce, alg, comm, mine, std::plus<>{}, root);
-              else call_with(reduce, alg, comm, std::span<const double>(mine), recv, std::plus<>{}, root);
-              if (r != root) return;
-              bool ok = true;
-              for (std::size_t i = 0; i < n; ++i)
-                ok = ok && mine[i] == static_cast<double>(p * (p + 1) / 2 * (i % 13));
-              if (!ok)
-                bad.push_back("reduce(" + name_of(Alg{}) + "), n = " + std::to_string(n) + ", root " +
-                              std::to_string(root) + ": wrong at the root");
-            });
-        return bad;
-      }));
-    }
-  }
+  on_rings_under_both_models({2, 3, 5, 6, 7}, [](auto& comm) {
+    Failures bad;
+    const std::size_t r = comm.rank(), p = comm.size();
+    for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{4096}, std::size_t{32768}})
+      for (std::size_t root : roots_of(p))
+        for_each_reduce<decltype(int_plus()), Algorithms::all>(comm.topology(), [&](auto alg) {
+          using Alg = decltype(alg);
+          std::vector<double> mine(n), recv(r == root ? n : 0, -1.0);
+          for (std::size_t i = 0; i < n; ++i) mine[i] = mixed_contribution(r, i);
+          if (r == root) call_with(reduce, alg, comm, mine, std::plus<>{}, root);
+          else call_with(reduce, alg, comm, std::span<const double>(mine), recv, std::plus<>{}, root);
+          if (r != root) return;
+          bool ok = true;
+          for (std::size_t i = 0; i < n; ++i) ok = ok && mine[i] == mixed_sum(p, i);
+          if (!ok)
+            bad.push_back("reduce(" + name_of(Alg{}) + "), n = " + std::to_string(n) + ", root " +
+                          std::to_string(root) + ": wrong at the root");
+        });
+    return bad;
+  });
 }
 
 TEST_CASE("scan and exscan: some ranks in place, the others not, every algorithm and the default",
@@ -588,43 +605,34 @@ TEST_CASE("scan and exscan: some ranks in place, the others not, every algorithm
   // MPI lets each rank of MPI_Scan and MPI_Exscan pass MPI_IN_PLACE or not. Until the
   // fifty-second session the default's pick read "in place", so the ranks could pick
   // different algorithms (p = 5, 4096 doubles: a deadlock reported in scan (linear)).
-  for (std::size_t p : {2, 3, 5, 6, 8}) {
-    for (bool endpoint_model : {true, false}) {
-      INFO("p = " << p << (endpoint_model ? ", the endpoint's model" : ", default_cost_model"));
-      report(run_on(Ring<>{p}, [&](auto& comm) {
-        if (!endpoint_model) comm.set_cost_model(default_cost_model);
-        Failures bad;
-        const std::size_t r = comm.rank();
-        const bool in_place = r % 2 == 0;
-        for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{4096}})
-          for (bool exclusive : {false, true})
-            for_each_scan<decltype(int_plus()), Algorithms::all>(comm.topology(), [&](auto alg) {
-              using Alg = decltype(alg);
-              std::vector<double> mine(n), out(n, -1.0);
-              for (std::size_t i = 0; i < n; ++i) mine[i] = static_cast<double>((r + 1) * (i % 13));
-              const std::span<const double> send(mine);
-              if (exclusive) {
-                if (in_place) call_with(exscan, alg, comm, mine, std::plus<>{});
-                else call_with(exscan, alg, comm, send, out, std::plus<>{});
-              } else {
-                if (in_place) call_with(scan, alg, comm, mine, std::plus<>{});
-                else call_with(scan, alg, comm, send, out, std::plus<>{});
-              }
-              if (exclusive && r == 0) return; // undefined there
-              const std::vector<double>& got = in_place ? mine : out;
-              const std::size_t upto = exclusive ? r : r + 1; // ranks 0 .. upto - 1
-              bool ok = true;
-              for (std::size_t i = 0; i < n; ++i)
-                ok = ok && got[i] == static_cast<double>(upto * (upto + 1) / 2 * (i % 13));
-              if (!ok)
-                bad.push_back(std::string(exclusive ? "exscan(" : "scan(") + name_of(Alg{}) + "), n = " +
-                              std::to_string(n) + (in_place ? ", in place" : "") + ": wrong on rank " +
-                              std::to_string(r));
-            });
-        return bad;
-      }));
-    }
-  }
+  on_rings_under_both_models({2, 3, 5, 6, 8}, [](auto& comm) {
+    Failures bad;
+    const std::size_t r = comm.rank();
+    const bool in_place = r % 2 == 0;
+    for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{4096}})
+      for (bool exclusive : {false, true})
+        for_each_scan<decltype(int_plus()), Algorithms::all>(comm.topology(), [&](auto alg) {
+          using Alg = decltype(alg);
+          std::vector<double> mine(n), out(n, -1.0);
+          for (std::size_t i = 0; i < n; ++i) mine[i] = mixed_contribution(r, i);
+          const std::span<const double> send(mine);
+          if (exclusive) {
+            if (in_place) call_with(exscan, alg, comm, mine, std::plus<>{});
+            else call_with(exscan, alg, comm, send, out, std::plus<>{});
+          } else {
+            if (in_place) call_with(scan, alg, comm, mine, std::plus<>{});
+            else call_with(scan, alg, comm, send, out, std::plus<>{});
+          }
+          if (exclusive && r == 0) return; // undefined there
+          const std::vector<double>& got = in_place ? mine : out;
+          bool ok = true;
+          for (std::size_t i = 0; i < n; ++i) ok = ok && got[i] == mixed_sum(exclusive ? r : r + 1, i);
+          if (!ok)
+            bad.push_back(std::string(exclusive ? "exscan(" : "scan(") + name_of(Alg{}) + "), n = " +
+                          std::to_string(n) + (in_place ? ", in place" : "") + ": wrong on rank " + std::to_string(r));
+        });
+    return bad;
+  });
 }
 
 namespace {
