@@ -8,6 +8,9 @@
 #include <climits>
 #include <algorithm>
 #include <functional>
+#include <mutex>
+#include <shared_mutex>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -126,6 +129,42 @@ const PredefinedType* predefined(MPI_Datatype type)
   return it == t.end() || it->first != type ? nullptr : &it->second;
 }
 
+namespace {
+
+std::shared_mutex committed_mutex;
+std::unordered_set<MPI_Datatype>& committed_types()
+{
+  static std::unordered_set<MPI_Datatype> s;
+  return s;
+}
+
+} // namespace
+
+void remember_committed(MPI_Datatype type)
+{
+  std::unique_lock lock(committed_mutex);
+  committed_types().insert(type);
+}
+
+void forget_committed(MPI_Datatype type)
+{
+  std::unique_lock lock(committed_mutex);
+  committed_types().erase(type);
+}
+
+bool committed(MPI_Datatype type)
+{
+  if (predefined(type) != nullptr) return true;
+  {
+    std::shared_lock lock(committed_mutex);
+    if (committed_types().count(type) != 0) return true;
+  }
+  int ints = 0, addresses = 0, types = 0, combiner = MPI_UNDEFINED;
+  if (PMPI_Type_get_envelope(type, &ints, &addresses, &types, &combiner) != MPI_SUCCESS) return false;
+  return combiner == MPI_COMBINER_NAMED || combiner == MPI_COMBINER_F90_REAL ||
+         combiner == MPI_COMBINER_F90_COMPLEX || combiner == MPI_COMBINER_F90_INTEGER;
+}
+
 TypeLayout layout_of(MPI_Datatype type)
 {
   TypeLayout l;
@@ -138,6 +177,7 @@ TypeLayout layout_of(MPI_Datatype type)
     l.ok = true;
     return l;
   }
+  if (!committed(type)) return l;
   MPI_Count size = 0, lb = 0, extent = 0, tlb = 0, textent = 0;
   if (PMPI_Type_size_x(type, &size) != MPI_SUCCESS || size == MPI_UNDEFINED || size < 0) return l;
   if (PMPI_Type_get_extent_x(type, &lb, &extent) != MPI_SUCCESS || extent < 0) return l;

@@ -48,8 +48,17 @@ struct TypeLayout {
   bool ok = false;        ///< false: MPI could not tell (an invalid datatype); forward the call
 };
 
-/// The layout of `type` (a few PMPI queries for derived types).
+/// The layout of `type` (a few PMPI queries for derived types); not ok for a derived
+/// datatype the program has not committed (MPI_ERR_TYPE in Open MPI: forwarded).
 TypeLayout layout_of(MPI_Datatype type);
+
+/// Derived datatypes the program has committed (MPI_Type_commit, or MPI_Type_dup of a
+/// committed one), until freed: MPI offers no query, so the shim keeps the list.
+void remember_committed(MPI_Datatype type);
+void forget_committed(MPI_Datatype type);
+/// Whether `type` may be used in communication: predefined (MPI's named and Fortran
+/// parameterised types) or remembered. Thread-safe.
+bool committed(MPI_Datatype type);
 
 /// Packs `count` elements of `type` at `buf` into `out` (count * size bytes, the bytes of
 /// the elements in type-map order), in pieces that MPI's int sizes can take. Throws

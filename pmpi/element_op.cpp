@@ -313,6 +313,9 @@ OpResolution resolve_op(MPI_Op op, MPI_Datatype type)
     r.op.fn = values::with_value_type(t->value, [&](auto x) { return native_fn<decltype(x)>(kind); });
     r.op.size = value_extent(t->value);
     r.op.tail_pad = r.op.size - value_true_extent(t->value);
+    const InnerGap gap = value_inner_gap(t->value);
+    r.op.gap_at = gap.at;
+    r.op.gap = gap.bytes;
     r.op.commutative = true;
     r.op.op = op;
     r.op.type = type;
@@ -325,6 +328,11 @@ OpResolution resolve_op(MPI_Op op, MPI_Datatype type)
       return {{}, "user operator on a datatype with gaps"};
     r.op.size = l.extent;
     r.op.tail_pad = l.extent - l.true_extent;
+    if (t != nullptr) {
+      const InnerGap gap = value_inner_gap(t->value);
+      r.op.gap_at = gap.at;
+      r.op.gap = gap.bytes;
+    }
     r.op.op = op;
     r.op.type = type;
     {

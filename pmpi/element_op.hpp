@@ -24,7 +24,9 @@ struct ElementOp {
   using Fn = void (*)(const void* in, void* inout, std::size_t n, const ElementOp& self);
   Fn fn = nullptr;
   std::size_t size = 0;      ///< bytes per element (the datatype's extent)
-  std::size_t tail_pad = 0;  ///< bytes of padding after the last element's data (MINLOC pairs)
+  std::size_t tail_pad = 0;  ///< bytes of padding after each element's data (MINLOC pairs)
+  std::size_t gap_at = 0;    ///< a pair's padding between value and index: where it starts,
+  std::size_t gap = 0;       ///< and its bytes (MPI_SHORT_INT); MPI writes no padding
   bool commutative = true;   ///< false: results must be the rank-order fold
   MPI_User_function* user = nullptr; ///< user operators (MPI_Op_create)
   MPI_Op op = MPI_OP_NULL;

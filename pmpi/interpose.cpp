@@ -136,6 +136,17 @@ private:
 
 bool is_in_place(const void* p) { return p == MPI_IN_PLACE; }
 
+/// MPI_IN_PLACE where MPI does not allow it (a receive buffer, a broadcast's buffer, the
+/// root's other buffer): Open MPI reports it (a rank that ran the library with it would
+/// read or write through the constant).
+constexpr const char* in_place_not_allowed = "invalid argument (MPI_IN_PLACE where it is not allowed)";
+
+// An invalid argument that Open MPI reports on the rank that passed it alone, while the
+// others finish the call (a root's receive buffer; MPI_IN_PLACE where only the root may
+// pass it): the rank runs its part of the library's schedule on scratch memory, so that
+// the others finish as they would without the shim, then reports the error. Forwarding
+// it alone would leave the others waiting for it in the library's schedule.
+
 /// A datatype's layout, or false when MPI cannot describe it (an invalid handle).
 bool layout(MPI_Datatype type, TypeLayout& out)
 {
@@ -261,15 +272,16 @@ Blocks blocks(const int* n, const int* d, const TypeLayout& l, std::size_t p, bo
 
 /// A reduction's buffer of n elements of op.size bytes: the user's memory, or a copy
 /// when it must be (in place at a reduce's root, whose contribution is read while the
-/// result is written; the MINLOC/MAXLOC pairs whose last element ends in padding, as the
-/// library moves whole elements while the user's buffer may end where the data does).
+/// result is written; the MINLOC/MAXLOC pairs with padding, as the library moves whole
+/// elements while MPI writes only their data: the user's buffer may end where the last
+/// element's data does, and other data may live in the padding).
 class Elements {
 public:
   /// copy_in: the buffer holds input; copy: always copy.
   Elements(const void* user, std::size_t n, const ElementOp& op, bool copy_in, bool copy = false)
-    : user_(const_cast<void*>(user)), size_(op.size), pad_(op.tail_pad)
+    : user_(const_cast<void*>(user)), size_(op.size), pad_(op.tail_pad), gap_at_(op.gap_at), gap_(op.gap)
   {
-    if (user == nullptr || (op.tail_pad == 0 && !copy)) {
+    if (user == nullptr || (op.tail_pad == 0 && op.gap == 0 && !copy)) {
       data_ = user_;
       return;
     }
@@ -278,17 +290,29 @@ public:
     data_ = stage_.data();
   }
   void* data() const { return data_; }
-  /// Copies the first n elements of a staged result back to the user's buffer.
+  /// Copies the data of the first n elements of a staged result back to the user's buffer.
   void copy_out(std::size_t n) const
   {
-    if (data_ != user_ && n != 0) std::memcpy(user_, data_, n * size_ - pad_);
+    if (data_ == user_ || n == 0) return;
+    if (pad_ == 0 && gap_ == 0) {
+      std::memcpy(user_, data_, n * size_);
+      return;
+    }
+    // Element by element, around the padding.
+    const std::size_t first = gap_ != 0 ? gap_at_ : size_ - pad_, second = gap_ != 0 ? gap_at_ + gap_ : first;
+    auto* to = static_cast<std::byte*>(user_);
+    const auto* from = static_cast<const std::byte*>(data_);
+    for (std::size_t i = 0; i < n; ++i, to += size_, from += size_) {
+      std::memcpy(to, from, first);
+      std::memcpy(to + second, from + second, size_ - pad_ - second);
+    }
   }
   /// Copies a staged result back (all of it).
   void copy_out() const { copy_out(stage_.size() / (size_ == 0 ? 1 : size_)); }
 
 private:
   void* user_;
-  std::size_t size_, pad_;
+  std::size_t size_, pad_, gap_at_, gap_;
   Bytes stage_;
   void* data_ = nullptr;
 };
@@ -313,6 +337,7 @@ int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
   return Frame(Call::bcast, comm).run(native, [&](Frame& f, CommState& s) {
     TypeLayout l;
     if (count < 0 || !root_ok(root, s.size()) || !layout(type, l)) return f.forward("invalid argument");
+    if (is_in_place(buf)) return f.forward(in_place_not_allowed);
     const std::size_t n = static_cast<std::size_t>(count), bytes = n * l.size, r = static_cast<std::size_t>(root);
     if (bytes == 0) return f.empty();
     ShimComm& sc = s.comm();
@@ -336,6 +361,7 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
 {
   auto native = [&] { return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); };
   return Frame(Call::allgather, comm).run(native, [&](Frame& f, CommState& s) {
+    if (is_in_place(recvbuf)) return f.forward(in_place_not_allowed);
     const bool in_place = is_in_place(sendbuf);
     TypeLayout sl, rl;
     if (!send_recv_layouts(in_place, sendcount, sendtype, recvcount, recvtype, sl, rl))
@@ -367,6 +393,7 @@ int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
     return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
   };
   return Frame(Call::allgatherv, comm).run(native, [&](Frame& f, CommState& s) {
+    if (is_in_place(recvbuf)) return f.forward(in_place_not_allowed);
     const bool in_place = is_in_place(sendbuf);
     const std::size_t p = s.size(), me = s.rank();
     TypeLayout sl, rl;
@@ -437,6 +464,7 @@ int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
 {
   auto native = [&] { return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); };
   return Frame(Call::alltoall, comm).run(native, [&](Frame& f, CommState& s) {
+    if (is_in_place(recvbuf)) return f.forward(in_place_not_allowed);
     const bool in_place = is_in_place(sendbuf);
     TypeLayout sl, rl;
     if (!send_recv_layouts(in_place, sendcount, sendtype, recvcount, recvtype, sl, rl))
@@ -470,6 +498,7 @@ int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls
     return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
   };
   return Frame(Call::alltoallv, comm).run(native, [&](Frame& f, CommState& s) {
+    if (is_in_place(recvbuf)) return f.forward(in_place_not_allowed);
     const bool in_place = is_in_place(sendbuf);
     const std::size_t p = s.size();
     TypeLayout sl, rl;
@@ -513,7 +542,9 @@ int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
     TypeLayout sl, rl;
     if ((is_root && (sendcount < 0 || !layout(sendtype, sl))) || (!in_place && (recvcount < 0 || !layout(recvtype, rl))))
       return f.forward("invalid argument");
-    if (!is_root && is_in_place(recvbuf)) return f.forward("invalid argument"); // MPI_IN_PLACE: root only
+    // (Open MPI waits for ever when the root's sendbuf is MPI_IN_PLACE: forwarded, the same.)
+    if (is_root && is_in_place(sendbuf)) return f.forward(in_place_not_allowed);
+    const bool bad_recv = !is_root && is_in_place(recvbuf); // the root's only: run on scratch
     // The block, the same on every rank: the root's send block, the others' receive block.
     const std::size_t block = is_root ? static_cast<std::size_t>(sendcount) * sl.size
                                       : static_cast<std::size_t>(recvcount) * rl.size;
@@ -525,13 +556,14 @@ int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
     const std::byte* in =
       is_root ? send_bytes(sendbuf, p * static_cast<std::size_t>(sendcount), sendtype, sl, sstage, comm) : nullptr;
     std::byte* out = nullptr;
-    if (in_place) {
+    if (in_place || bad_recv) {
       rstage.resize(block); // the root's own block stays where it is: received and dropped
       out = rstage.data();
     } else {
       out = recv_bytes(recvbuf, static_cast<std::size_t>(recvcount), rl, rstage);
     }
     engine::scatter(sc, alg, in, is_root ? p * block : 0, out, block, r);
+    if (bad_recv) return f.fail(MPI_ERR_ARG, "MPI_IN_PLACE as the receive buffer of a rank that is not the root");
     if (!in_place) receive_done(recvbuf, static_cast<std::size_t>(recvcount), recvtype, rl, rstage, comm);
     return f.served(is_root ? p * block : block);
   });
@@ -548,7 +580,9 @@ int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
     TypeLayout sl, rl;
     if ((is_root && (recvcount < 0 || !layout(recvtype, rl))) || (!in_place && (sendcount < 0 || !layout(sendtype, sl))))
       return f.forward("invalid argument");
-    if (!is_root && is_in_place(sendbuf)) return f.forward("invalid argument"); // MPI_IN_PLACE: root only
+    // (Open MPI's root waits for ever for a rank that passes MPI_IN_PLACE: forwarded, the same.)
+    if (!is_root && is_in_place(sendbuf)) return f.forward(in_place_not_allowed); // root only
+    const bool bad_recv = is_root && is_in_place(recvbuf); // run on scratch, then report
     const std::size_t rc = static_cast<std::size_t>(recvcount);
     const std::size_t block = is_root ? rc * rl.size : static_cast<std::size_t>(sendcount) * sl.size;
     if (block == 0) return f.empty();
@@ -557,10 +591,23 @@ int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
     const std::size_t alg = f.choose(s, Coll::gather, Problem{.m = sc.words(block), .root = r});
     Bytes sstage, rstage;
     // In place, the root's block is already where it belongs: a copy of it is its contribution.
-    const std::byte* in = in_place ? copy_bytes(at(recvbuf, me * rc * rl.extent), rc, recvtype, rl, sstage, comm)
-                                   : send_bytes(sendbuf, static_cast<std::size_t>(sendcount), sendtype, sl, sstage, comm);
-    std::byte* out = is_root ? recv_bytes(recvbuf, p * rc, rl, rstage) : nullptr;
+    const std::byte* in = nullptr;
+    if (bad_recv && in_place) {
+      sstage.assign(block, std::byte{0});
+      in = sstage.data();
+    } else {
+      in = in_place ? copy_bytes(at(recvbuf, me * rc * rl.extent), rc, recvtype, rl, sstage, comm)
+                    : send_bytes(sendbuf, static_cast<std::size_t>(sendcount), sendtype, sl, sstage, comm);
+    }
+    std::byte* out = nullptr;
+    if (bad_recv) {
+      rstage.resize(p * block);
+      out = rstage.data();
+    } else if (is_root) {
+      out = recv_bytes(recvbuf, p * rc, rl, rstage);
+    }
     engine::gather(sc, alg, in, block, out, is_root ? p * block : 0, r);
+    if (bad_recv) return f.fail(MPI_ERR_ARG, "MPI_IN_PLACE as the root's receive buffer");
     if (is_root) receive_done(recvbuf, p * rc, recvtype, rl, rstage, comm);
     return f.served(is_root ? p * block : block);
   });
@@ -625,16 +672,30 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
     if (const char* why = resolve_reduction(op, type, eop)) return f.forward(why);
     const std::size_t n = static_cast<std::size_t>(count), r = static_cast<std::size_t>(root);
     const bool is_root = s.rank() == r;
-    if (!is_root && is_in_place(sendbuf)) return f.forward("invalid argument"); // MPI_IN_PLACE: root only
-    if (n == 0) return f.empty();
+    if (!is_root && is_in_place(sendbuf)) return f.forward(in_place_not_allowed); // root only
+    // Open MPI's root rejects a receive buffer that is MPI_IN_PLACE, or the send buffer
+    // again (count > 0), and the others finish: run on scratch, then report.
+    const char* bad_recv = !is_root                ? nullptr
+                           : is_in_place(recvbuf) ? "MPI_IN_PLACE as the root's receive buffer"
+                           : n != 0 && sendbuf == recvbuf && sendbuf != MPI_BOTTOM
+                             ? "the same buffer as the root's send and receive buffer (pass MPI_IN_PLACE)"
+                             : nullptr;
+    if (n == 0) return bad_recv != nullptr ? f.fail(MPI_ERR_ARG, bad_recv) : f.empty();
     ShimComm& sc = s.comm();
     const std::size_t alg =
       f.choose(s, Coll::reduce, Problem{.m = sc.words(n * eop.size), .root = r, .commutative = eop.commutative});
     // In place at the root: its contribution is a copy of the receive buffer.
     const bool in_place = is_root && is_in_place(sendbuf);
-    const Elements in(in_place ? recvbuf : sendbuf, n, eop, true, in_place);
-    const Elements out(is_root ? recvbuf : nullptr, n, eop, false);
+    Bytes zeros, scratch;
+    if (bad_recv != nullptr) {
+      scratch.resize(n * eop.size);
+      if (in_place) zeros.assign(n * eop.size, std::byte{0}); // no contribution to read
+    }
+    const Elements in(in_place ? (bad_recv != nullptr ? zeros.data() : recvbuf) : sendbuf, n, eop, true, in_place);
+    const Elements out(bad_recv != nullptr ? static_cast<void*>(scratch.data()) : is_root ? recvbuf : nullptr, n, eop,
+                       false);
     engine::reduce(sc, alg, eop, in.data(), out.data(), n, r);
+    if (bad_recv != nullptr) return f.fail(MPI_ERR_ARG, bad_recv);
     out.copy_out();
     return f.served(n * eop.size);
   });
@@ -645,6 +706,7 @@ int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype ty
   auto native = [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm); };
   return Frame(Call::allreduce, comm).run(native, [&](Frame& f, CommState& s) {
     if (count < 0) return f.forward("invalid argument");
+    if (is_in_place(recvbuf)) return f.forward(in_place_not_allowed);
     // The same buffer twice instead of MPI_IN_PLACE: Open MPI's MPI_ERR_BUFFER (it lets
     // one element through, as here).
     if (count > 1 && sendbuf == recvbuf && sendbuf != MPI_BOTTOM) return f.forward("invalid argument");
@@ -668,6 +730,7 @@ namespace {
 int reduce_scatter_blocks(Frame& f, CommState& s, const void* sendbuf, void* recvbuf, std::size_t block, MPI_Op op,
                           MPI_Datatype type)
 {
+  if (is_in_place(recvbuf)) return f.forward(in_place_not_allowed);
   ElementOp eop;
   if (const char* why = resolve_reduction(op, type, eop)) return f.forward(why);
   const std::size_t p = s.size();
@@ -720,6 +783,7 @@ int scan_common(Call call, const void* sendbuf, void* recvbuf, int count, MPI_Da
   };
   return Frame(call, comm).run(native, [&](Frame& f, CommState& s) {
     if (count < 0) return f.forward("invalid argument");
+    if (is_in_place(recvbuf)) return f.forward(in_place_not_allowed);
     ElementOp eop;
     if (const char* why = resolve_reduction(op, type, eop)) return f.forward(why);
     const std::size_t n = static_cast<std::size_t>(count);
@@ -790,4 +854,25 @@ int MPI_Op_free(MPI_Op* op)
 {
   if (op != nullptr) forget_user_op(*op);
   return PMPI_Op_free(op);
+}
+
+int MPI_Type_commit(MPI_Datatype* type)
+{
+  const int rc = PMPI_Type_commit(type);
+  if (rc == MPI_SUCCESS && type != nullptr) remember_committed(*type);
+  return rc;
+}
+
+int MPI_Type_dup(MPI_Datatype type, MPI_Datatype* newtype)
+{
+  const int rc = PMPI_Type_dup(type, newtype);
+  // The duplicate is committed if the original is (MPI 3.1, 4.1.10).
+  if (rc == MPI_SUCCESS && newtype != nullptr && committed(type)) remember_committed(*newtype);
+  return rc;
+}
+
+int MPI_Type_free(MPI_Datatype* type)
+{
+  if (type != nullptr) forget_committed(*type);
+  return PMPI_Type_free(type);
 }

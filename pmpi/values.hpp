@@ -60,6 +60,14 @@ constexpr std::size_t data_bytes()
   else return sizeof(T);
 }
 
+/// Bytes between a pair's value and its index (MPI_SHORT_INT's 2), which MPI never writes.
+template <class T>
+constexpr std::size_t inner_gap()
+{
+  if constexpr (requires(T t) { t.v; t.i; }) return offsetof(T, i) - sizeof(T{}.v);
+  else return 0;
+}
+
 template <class T>
 constexpr std::size_t true_extent()
 {
@@ -85,6 +93,20 @@ inline std::size_t value_extent(ValueType v)
 inline std::size_t value_true_extent(ValueType v)
 {
   return values::with_value_type(v, [](auto x) { return values::true_extent<decltype(x)>(); });
+}
+/// A MINLOC/MAXLOC pair's padding between its value and its index: where it starts and
+/// its bytes ({0, 0} for the rest, and the pairs without).
+struct InnerGap {
+  std::size_t at = 0, bytes = 0;
+};
+inline InnerGap value_inner_gap(ValueType v)
+{
+  return values::with_value_type(v, [](auto x) {
+    using T = decltype(x);
+    const std::size_t bytes = values::inner_gap<T>();
+    if constexpr (requires(T t) { t.v; }) return InnerGap{bytes == 0 ? 0 : sizeof(T{}.v), bytes};
+    else return InnerGap{};
+  });
 }
 
 } // namespace collectives::pmpi

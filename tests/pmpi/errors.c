@@ -2,9 +2,12 @@
  *
  *   errors           invalid arguments (a negative count, a bad root, MPI_DATATYPE_NULL,
  *                    MPI_OP_NULL, MPI_COMM_NULL, an all-reduce's send buffer passed as its
- *                    receive buffer): MPI_X returns the same error class as
+ *                    receive buffer, MPI_IN_PLACE where MPI does not allow it, a derived
+ *                    datatype never committed): MPI_X returns the same error class as
  *                    Open MPI's PMPI_X, through the communicator's error handler
- *                    (MPI_ERRORS_RETURN here), and the program goes on;
+ *                    (MPI_ERRORS_RETURN here), and the program goes on; where Open MPI
+ *                    fails only the rank that passed the argument (a root's receive buffer)
+ *                    the other ranks succeed, as without the shim;
  *   errors --shim    also errors the shim finds itself: every rank sends 8 bytes per block
  *                    but receives 4 (type signatures that do not match) gives
  *                    MPI_ERR_TRUNCATE on every rank before any message moves, and a user's
@@ -31,6 +34,16 @@ static int error_class(int code)
 static void same_error(const char* what, int shim, int native)
 {
   if (shim == MPI_SUCCESS || error_class(shim) != error_class(native)) {
+    ++failures;
+    fprintf(stderr, "errors: rank %d: %s: error class %d, Open MPI's %d\n", rank, what, error_class(shim),
+            error_class(native));
+  }
+}
+
+/* The same outcome on this rank, success included (errors Open MPI reports on one rank). */
+static void same_class(const char* what, int shim, int native)
+{
+  if (error_class(shim) != error_class(native)) {
     ++failures;
     fprintf(stderr, "errors: rank %d: %s: error class %d, Open MPI's %d\n", rank, what, error_class(shim),
             error_class(native));
@@ -84,6 +97,65 @@ int main(int argc, char** argv)
   same_error("MPI_Bcast, MPI_COMM_NULL", MPI_Bcast(buf, 1, MPI_INT, 0, MPI_COMM_NULL),
              PMPI_Bcast(buf, 1, MPI_INT, 0, MPI_COMM_NULL));
   same_error("MPI_Barrier, MPI_COMM_NULL", MPI_Barrier(MPI_COMM_NULL), PMPI_Barrier(MPI_COMM_NULL));
+
+  /* MPI_IN_PLACE where MPI does not allow it, on every rank. */
+  same_error("MPI_Bcast, MPI_IN_PLACE", MPI_Bcast(MPI_IN_PLACE, 2, MPI_INT, 0, MPI_COMM_WORLD),
+             PMPI_Bcast(MPI_IN_PLACE, 2, MPI_INT, 0, MPI_COMM_WORLD));
+  same_error("MPI_Allreduce, recvbuf MPI_IN_PLACE", MPI_Allreduce(buf, MPI_IN_PLACE, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD),
+             PMPI_Allreduce(buf, MPI_IN_PLACE, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+  same_error("MPI_Scan, recvbuf MPI_IN_PLACE", MPI_Scan(buf, MPI_IN_PLACE, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD),
+             PMPI_Scan(buf, MPI_IN_PLACE, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+  same_error("MPI_Reduce_scatter_block, recvbuf MPI_IN_PLACE",
+             MPI_Reduce_scatter_block(buf, MPI_IN_PLACE, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD),
+             PMPI_Reduce_scatter_block(buf, MPI_IN_PLACE, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+  same_error("MPI_Allgather, recvbuf MPI_IN_PLACE",
+             MPI_Allgather(buf, 2, MPI_INT, MPI_IN_PLACE, 2, MPI_INT, MPI_COMM_WORLD),
+             PMPI_Allgather(buf, 2, MPI_INT, MPI_IN_PLACE, 2, MPI_INT, MPI_COMM_WORLD));
+  same_error("MPI_Alltoall, recvbuf MPI_IN_PLACE",
+             MPI_Alltoall(buf, 2, MPI_INT, MPI_IN_PLACE, 2, MPI_INT, MPI_COMM_WORLD),
+             PMPI_Alltoall(buf, 2, MPI_INT, MPI_IN_PLACE, 2, MPI_INT, MPI_COMM_WORLD));
+
+  /* Errors of the root alone (or of rank 1 alone): the others succeed. */
+  {
+    int* const bad = rank == 0 ? MPI_IN_PLACE : out;
+    same_class("MPI_Reduce, recvbuf MPI_IN_PLACE at the root", MPI_Reduce(buf, bad, 4, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD),
+               PMPI_Reduce(buf, bad, 4, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD));
+    same_class("MPI_Reduce, 0 elements, recvbuf MPI_IN_PLACE at the root",
+               MPI_Reduce(buf, bad, 0, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD),
+               PMPI_Reduce(buf, bad, 0, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD));
+    int* const again = rank == 0 ? out : buf;
+    same_class("MPI_Reduce, the root's receive buffer as its send buffer",
+               MPI_Reduce(again, out, 4, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD),
+               PMPI_Reduce(again, out, 4, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD));
+    same_class("MPI_Gather, recvbuf MPI_IN_PLACE at the root",
+               MPI_Gather(buf, 2, MPI_INT, bad, 2, MPI_INT, 0, MPI_COMM_WORLD),
+               PMPI_Gather(buf, 2, MPI_INT, bad, 2, MPI_INT, 0, MPI_COMM_WORLD));
+    int* const bad1 = rank == 1 ? MPI_IN_PLACE : out;
+    same_class("MPI_Scatter, recvbuf MPI_IN_PLACE off the root",
+               MPI_Scatter(buf, 2, MPI_INT, bad1, 2, MPI_INT, 0, MPI_COMM_WORLD),
+               PMPI_Scatter(buf, 2, MPI_INT, bad1, 2, MPI_INT, 0, MPI_COMM_WORLD));
+  }
+
+  /* A derived datatype never committed (MPI_ERR_TYPE), then committed (served). */
+  {
+    MPI_Datatype pair;
+    MPI_Type_contiguous(2, MPI_INT, &pair);
+    same_error("MPI_Bcast, an uncommitted datatype", MPI_Bcast(buf, 2, pair, 0, MPI_COMM_WORLD),
+               PMPI_Bcast(buf, 2, pair, 0, MPI_COMM_WORLD));
+    same_error("MPI_Alltoall, an uncommitted datatype", MPI_Alltoall(buf, 1, pair, out, 1, pair, MPI_COMM_WORLD),
+               PMPI_Alltoall(buf, 1, pair, out, 1, pair, MPI_COMM_WORLD));
+    MPI_Type_commit(&pair);
+    MPI_Datatype copy;
+    MPI_Type_dup(pair, &copy);
+    for (int i = 0; i < 4; ++i) buf[i] = rank == 0 ? 7 + i : -1;
+    if (MPI_Bcast(buf, 2, copy, 0, MPI_COMM_WORLD) != MPI_SUCCESS || buf[0] != 7 || buf[3] != 10) {
+      ++failures;
+      fprintf(stderr, "errors: rank %d: MPI_Bcast of a committed type's duplicate failed\n", rank);
+    }
+    MPI_Type_free(&copy);
+    MPI_Type_free(&pair);
+    memset(buf, 0, sizeof buf);
+  }
 
   /* The communicator still works afterwards. */
   int one = 1, sum = 0;
