@@ -34,7 +34,8 @@ void run_allreduce(Comm& comm, const T* in, T* out, std::size_t n, std::size_t n
 
 /// allreduce(comm, send, recv, op[, algorithm]): every rank's recv (at least send.size()
 /// elements) gets x0 op x1 op ... op x(p-1) element-wise, in rank order for any associative
-/// op; identical bits on every rank and every run. allreduce(comm, buf, op[, algorithm])
+/// op; identical bits on every rank, and in every run of the same algorithm (a default
+/// call's pick follows the communicator's cost model). allreduce(comm, buf, op[, algorithm])
 /// works in place; overlapping send and recv work as if send had been copied first.
 /// Without an algorithm: the cheapest of allreduce's list (only those
 /// the operator and in-place use allow). Bad sizes throw std::invalid_argument before
