@@ -79,13 +79,17 @@ bool parse_model_numbers(std::string_view text, CostModel& model)
   return true;
 }
 
+// What COLLECTIVES_MODEL takes, for its error messages.
+constexpr const char* model_forms = "t_s,t_w[,t_h[,t_r]] in seconds (t_w per 8-byte word), or those four and "
+                                    "t_sync,lanes,half_duplex,crossbar,t_fresh; 'calibrate', 'default' or a model file";
+
 // A model file: lines "key value" or "key = value" for t_s, t_w, t_h, t_r, t_sync, lanes,
 // half_duplex, crossbar (0 or 1), t_fresh, word_bytes; '#' starts a comment. Returns
 // "t_s,t_w,t_h,t_r,t_sync,lanes,half_duplex,crossbar,t_fresh;word_bytes" or throws.
 std::string read_model_file(const std::string& path)
 {
   std::ifstream in(path);
-  if (!in) throw std::invalid_argument("cannot read the model file " + path);
+  if (!in) throw std::invalid_argument("cannot read the model file " + path + " (expected " + model_forms + ")");
   CostModel m = default_cost_model;
   std::size_t word_bytes = 8;
   std::string line;
@@ -220,8 +224,7 @@ Config parse_config(std::string_view text)
       }
       CostModel m = default_cost_model;
       if (!parse_model_numbers(numbers, m))
-        bad("expected t_s,t_w[,t_h[,t_r]] in seconds (t_w per 8-byte word), or those four and "
-            "t_sync,lanes,half_duplex,crossbar,t_fresh; 'calibrate', 'default' or a model file");
+        bad(std::string("expected ") + model_forms);
       c.model = m;
       c.model_given = true;
       c.model_source = file.empty() ? "COLLECTIVES_MODEL" : "file " + file;

@@ -301,6 +301,10 @@ TEST_CASE("pmpi: a model file is read on the rank that has it", "[pmpi][config]"
   CHECK(c.model_source == "file " + path);
   char* env2[] = {missing.data(), nullptr};
   CHECK(error_of(pmpi::config_text(env2)).find("cannot read the model file") != std::string::npos);
+  // A value that is neither numbers nor a file (one number) says what the variable takes.
+  std::string one_number = "COLLECTIVES_MODEL=1e-6";
+  char* env3[] = {one_number.data(), nullptr};
+  CHECK(error_of(pmpi::config_text(env3)).find("expected t_s,t_w[,t_h[,t_r]]") != std::string::npos);
 
   // One node's terms survive the round trip (a calibrated model keeps the endpoint's).
   const CostModel node{.t_s = 1e-6, .t_w = 2e-10, .t_h = 3e-8, .t_r = 4e-11, .half_duplex = true, .lanes = 2,
