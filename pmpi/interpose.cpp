@@ -117,6 +117,8 @@ private:
       return fail(e.code(), e.what());
     } catch (const std::length_error& e) {
       return fail(MPI_ERR_TRUNCATE, e.what());
+    } catch (const collectives::CallMismatch& e) {
+      return fail(MPI_ERR_ARG, e.what()); // the ranks' calls disagree (COLLECTIVES_MPI_CHECK=1, a leftover)
     } catch (const std::invalid_argument& e) {
       return fail(MPI_ERR_ARG, e.what());
     } catch (const std::bad_alloc&) {

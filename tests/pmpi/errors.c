@@ -13,7 +13,10 @@
  *                    MPI_ERR_TRUNCATE on every rank before any message moves, and a user's
  *                    error handler on the communicator is called with it;
  *   errors --fatal   that mismatch on MPI_COMM_WORLD under MPI_ERRORS_ARE_FATAL: the job
- *                    must end (mpirun exits non-zero) instead of hanging.
+ *                    must end (mpirun exits non-zero) instead of hanging;
+ *   errors --check   under COLLECTIVES_MPI_CHECK=1: an MPI_Bcast whose ranks name different
+ *                    roots is MPI_ERR_ARG on every rank, buffers untouched, and the next
+ *                    broadcast is right.
  * Exit status 0 when every check held. */
 
 #include <mpi.h>
@@ -64,6 +67,7 @@ int main(int argc, char** argv)
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const int shim = argc > 1 && strcmp(argv[1], "--shim") == 0;
   const int fatal = argc > 1 && strcmp(argv[1], "--fatal") == 0;
+  const int check = argc > 1 && strcmp(argv[1], "--check") == 0;
   int buf[64] = {0}, out[64] = {0};
 
   if (fatal) {
@@ -75,6 +79,20 @@ int main(int argc, char** argv)
   }
 
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  if (check && size > 1) {
+    for (int i = 0; i < 4; ++i) buf[i] = rank + 10;
+    const int rc = MPI_Bcast(buf, 4, MPI_INT, rank == 0 ? 0 : 1, MPI_COMM_WORLD);
+    if (error_class(rc) != MPI_ERR_ARG || buf[0] != rank + 10 || buf[3] != rank + 10) {
+      ++failures;
+      fprintf(stderr, "errors: rank %d: roots that differ gave class %d, buffer %d\n", rank, error_class(rc), buf[0]);
+    }
+    for (int i = 0; i < 4; ++i) buf[i] = rank == 0 ? 7 : -1;
+    if (MPI_Bcast(buf, 4, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS || buf[3] != 7) {
+      ++failures;
+      fprintf(stderr, "errors: rank %d: the broadcast after the check's error gave %d\n", rank, buf[3]);
+    }
+    memset(buf, 0, sizeof buf);
+  }
   same_error("MPI_Bcast, count -1", MPI_Bcast(buf, -1, MPI_INT, 0, MPI_COMM_WORLD),
              PMPI_Bcast(buf, -1, MPI_INT, 0, MPI_COMM_WORLD));
   same_error("MPI_Bcast, root = size", MPI_Bcast(buf, 1, MPI_INT, size, MPI_COMM_WORLD),

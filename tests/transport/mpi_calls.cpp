@@ -15,6 +15,8 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -254,4 +256,81 @@ TEST_CASE("mpi: messages carry the documented tag across the call window", "[mpi
   const bool everywhere = all_ranks(ok);
   CHECK(everywhere);
   if (!everywhere) drain(ep); // collective: every rank drains
+}
+
+TEST_CASE("mpi: with check_calls, ranks that disagree on a call all get a CallMismatch before anything moves",
+          "[mpi][calls][check]")
+{
+  // Issue 13's ranks that disagree on a root finish over MPI with their own results (the
+  // first test case); the opt-in check turns that, and any other disagreement on the
+  // collective, algorithm, root, steps or element size, into an error on every rank.
+  const std::size_t p = world(MPI_Comm_size), me = world(MPI_Comm_rank);
+  mpi::Endpoint ep(MPI_COMM_WORLD, mpi::Options{.timeout_seconds = 60, .check_calls = true});
+  REQUIRE(ep.checks_calls());
+  Communicator comm{ep, Ring<>{p}};
+  auto outcome = [&](auto&& call) {
+    try {
+      call();
+    } catch (const CallMismatch& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  // The twin: the same calls everywhere run as without the check.
+  std::vector<int> b(3, me == 0 ? 5 : -1);
+  CHECK(outcome([&] { broadcast(comm, b, 0, broadcast_algorithm::binomial); }).empty());
+  CHECK(all_ranks(b == std::vector<int>(3, 5)));
+  std::vector<double> x(4, double(me) + 1), sum(4, 0.0);
+  CHECK(outcome([&] { allreduce(comm, x, sum, std::plus<>{}); }).empty());
+  CHECK(all_ranks(sum[3] == double(p * (p + 1) / 2)));
+  // Roots that differ: every rank is told, and its buffer is as it was.
+  std::fill(b.begin(), b.end(), int(me) + 10);
+  const std::string roots = outcome([&] { broadcast(comm, b, me == 0 ? 0 : 1, broadcast_algorithm::binomial); });
+  INFO("rank " << me << ": " << roots);
+  CHECK(all_ranks(contains(roots, "do not make the same call") && contains(roots, "broadcast (binomial, root ") &&
+                  contains(roots, "Likely cause")));
+  CHECK(all_ranks(b == std::vector<int>(3, int(me) + 10)));
+  // Algorithms that differ, and element types that differ.
+  const std::string algorithms = outcome([&] {
+    if (me == 0) broadcast(comm, b, 0, broadcast_algorithm::linear);
+    else broadcast(comm, b, 0, broadcast_algorithm::binomial);
+  });
+  CHECK(all_ranks(contains(algorithms, "do not make the same call")));
+  std::vector<double> f(3, 1.0);
+  const std::string types = outcome([&] {
+    if (me == 0) broadcast(comm, f, 0, broadcast_algorithm::binomial);
+    else broadcast(comm, b, 0, broadcast_algorithm::binomial);
+  });
+  CHECK(all_ranks(contains(types, "do not make the same call")));
+  // An endpoint that wraps the MPI endpoint passes the check on.
+  {
+    RecordingEndpoint<mpi::Endpoint> recording(ep);
+    Communicator wrapped{recording, Ring<>{p}};
+    const std::string through = outcome([&] { broadcast(wrapped, b, me == 0 ? 0 : 1, broadcast_algorithm::binomial); });
+    CHECK(all_ranks(contains(through, "do not make the same call")));
+  }
+  // Nothing was left over, and the communicator goes on.
+  b.assign(3, me == 0 ? 7 : -1);
+  CHECK(outcome([&] { broadcast(comm, b, 0, broadcast_algorithm::binomial); }).empty());
+  CHECK(all_ranks(b == std::vector<int>(3, 7)));
+  CHECK(outcome([&] { ep.check_leftovers(); }).empty());
+}
+
+TEST_CASE("mpi: COLLECTIVES_MPI_CHECK turns the consistency check on; other values are rejected", "[mpi][calls][check]")
+{
+  ::setenv("COLLECTIVES_MPI_CHECK", "1", 1);
+  {
+    mpi::Endpoint on(MPI_COMM_WORLD);
+    CHECK(on.checks_calls());
+  }
+  ::setenv("COLLECTIVES_MPI_CHECK", "yes", 1);
+  try {
+    mpi::Endpoint bad(MPI_COMM_WORLD);
+    FAIL("COLLECTIVES_MPI_CHECK=yes was taken");
+  } catch (const std::invalid_argument& e) {
+    CHECK(contains(e.what(), "COLLECTIVES_MPI_CHECK must be 0 or 1, not 'yes'"));
+  }
+  ::unsetenv("COLLECTIVES_MPI_CHECK");
+  mpi::Endpoint off(MPI_COMM_WORLD);
+  CHECK_FALSE(off.checks_calls());
 }

@@ -94,6 +94,7 @@ void execute_call(const A& a, Comm& comm, const S& s, const T* in, BlockLayout i
   // The library's schedules are values: a call in a loop runs the plan of the one before.
   const ScheduleRef ref = kept_schedule_ref(s);
   StepInfo info{collective_name(A::collective), a.name, comm.begin_call(), 0, ref.steps};
+  info.root = ref.root;
   execute_ref<typename Comm::endpoint_type, T>(ref, comm.endpoint(), comm.context(), bufs, op, info);
 }
 

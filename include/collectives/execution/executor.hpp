@@ -400,6 +400,8 @@ struct EndpointRef {
   // null: every step's StepWork goes to exchange_work; else only the steps it takes
   bool (*takes_work)(const void* ep, std::size_t step_bytes) = nullptr;
   void (*phase)(void* ep, Phase, bool begin, const StepInfo&) = nullptr; // null: no tracing
+  // null: the endpoint does not compare calls across ranks (or does not now)
+  void (*check_call)(void* ep, const StepInfo&) = nullptr;
   void mark(Phase ph, bool begin, const StepInfo& info) const
   {
     if (phase != nullptr) phase(ep, ph, begin, info);
@@ -431,6 +433,12 @@ EndpointRef endpoint_ref(E& ep)
     };
   if constexpr (requires(E& e, Phase ph, bool begin, const StepInfo& info) { e.phase(ph, begin, info); })
     r.phase = [](void* e, Phase ph, bool begin, const StepInfo& info) { static_cast<E*>(e)->phase(ph, begin, info); };
+  if constexpr (requires(E& e, const StepInfo& info) {
+                  { e.checks_calls() } -> std::convertible_to<bool>;
+                  e.check_call(info);
+                })
+    if (ep.checks_calls())
+      r.check_call = [](void* e, const StepInfo& info) { static_cast<E*>(e)->check_call(info); };
   return r;
 }
 

@@ -28,7 +28,12 @@
 //    sends copies its own block while its receiver takes the message);
 //  - bool takes_step_work(std::size_t bytes) const: whether that overload should be
 //    given the work of a step that sends and receives `bytes` in all (absent: every
-//    step's); the executor runs the others' work itself after the exchange.
+//    step's); the executor runs the others' work itself after the exchange;
+//  - bool checks_calls() const and check_call(const StepInfo&): when checks_calls() holds,
+//    the executor calls check_call once per numbered collective call on every rank, before
+//    the call's first step, with the call's collective, algorithm, root, steps and element
+//    size; the endpoint may compare them across ranks and throw CallMismatch (the MPI
+//    transport's opt-in consistency check).
 
 #include <concepts>
 #include <cstddef>
@@ -93,6 +98,7 @@ struct StepInfo {
   std::size_t step = 0;          ///< this step, from 0
   std::size_t steps = 0;         ///< the schedule's number of steps
   std::size_t element_bytes = 0; ///< sizeof the call's element type (0: unknown), for messages
+  std::size_t root = 0;          ///< the call's root (rooted collectives; 0 for the others)
 };
 
 /// Work of a step that touches no memory of the step's messages (the executor's local
@@ -152,6 +158,22 @@ void exchange_step(E& ep, std::span<const SendRequest> s, std::span<const RecvRe
   if constexpr (requires { ep.exchange(s, r, info); }) ep.exchange(s, r, info);
   else ep.exchange(s, r);
 }
+
+/// For an endpoint W that wraps another, E (W::inner()): E's cross-rank check of each
+/// call (checks_calls, check_call), passed on where E has it.
+template <class W, class E>
+struct PassesCallChecks {
+  bool checks_calls() const
+    requires requires(const E& e) { e.checks_calls(); }
+  {
+    return static_cast<const W&>(*this).inner().checks_calls();
+  }
+  void check_call(const StepInfo& info)
+    requires requires(E& e) { e.check_call(info); }
+  {
+    static_cast<W&>(*this).inner().check_call(info);
+  }
+};
 
 /// Marks a phase where the endpoint traces them.
 template <endpoint E>

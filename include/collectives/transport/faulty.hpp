@@ -87,7 +87,7 @@ private:
 /// collectives::endpoint itself and passes on every optional member E has. Results of
 /// correct collectives must not change under delays, permutation and split.
 template <endpoint E>
-class FaultyEndpoint : public detail::CombinesOnReceive<E> {
+class FaultyEndpoint : public detail::CombinesOnReceive<E>, public detail::PassesCallChecks<FaultyEndpoint<E>, E> {
 public:
   FaultyEndpoint(E& inner, const Faults& faults) : inner_(&inner), faults_(faults)
   {

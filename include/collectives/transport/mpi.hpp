@@ -171,6 +171,14 @@ struct Options {
   std::size_t overlap_work_bytes = 16 * 1024;
   /// See overlap_work_bytes.
   std::size_t overlap_work_min_bytes = 1024;
+  /// Opt-in consistency check: before each collective call the ranks compare its
+  /// collective, algorithm, root, number of steps and element size (one MPI_Iallreduce of
+  /// a hash, a few microseconds), and every rank throws CallMismatch if they differ, where
+  /// otherwise ranks that disagree on a root may each finish with their own result and only
+  /// a leftover message tells (README "Transports"). false: the environment variable
+  /// COLLECTIVES_MPI_CHECK=1 turns it on. A rank that makes a call the others never make
+  /// waits in its check: with the watchdog (timeout_seconds) the job ends instead.
+  bool check_calls = false;
 };
 
 /// One rank's end of an MPI communicator; satisfies collectives::endpoint.
@@ -276,6 +284,14 @@ public:
 
   /// The watchdog's timeout in seconds (0: none), from the options or the environment.
   double timeout_seconds() const noexcept { return timeout_; }
+
+  /// Whether each collective call is compared across ranks first (Options::check_calls or
+  /// COLLECTIVES_MPI_CHECK=1).
+  bool checks_calls() const noexcept { return check_calls_; }
+  /// The consistency check of one call (the executor calls it before the call's first step
+  /// when checks_calls()): throws CallMismatch on every rank if any rank's collective,
+  /// algorithm, root, steps or element size differ. collective: every rank must call it.
+  void check_call(const StepInfo& info);
 
 private:
   void exchange_step(std::span<const SendRequest> sends, std::span<const RecvRequest> recvs, const StepInfo* info,
@@ -491,6 +507,7 @@ private:
   std::uint64_t call_window_ = (std::uint64_t{1} << 21) - 1;
   mutable std::uint64_t field_call_ = 0, field_ = 0; // call_field's latest (set for call 0 with call_window_)
   double timeout_ = 0;
+  bool check_calls_ = false;
   CostModel model_ = default_cost_model;
   std::uint64_t calls_ = 0;
   std::array<CallRecord, 64> history_{}; // the names of the latest calls, for messages

@@ -30,12 +30,14 @@ struct MessageRecord {
 /// schedule rely on. Notes the algorithm of the latest step (algorithm()): which one a
 /// call without an algorithm ran.
 template <endpoint E>
-class RecordingEndpoint {
+class RecordingEndpoint : public detail::PassesCallChecks<RecordingEndpoint<E>, E> {
 public:
   static constexpr bool combines_on_receive = combines_on_receive_v<E>;
   static constexpr bool combines_into_sends = combines_into_sends_v<E>;
 
   explicit RecordingEndpoint(E& inner) : inner_(&inner) {}
+  /// The endpoint it records.
+  E& inner() const { return *inner_; }
   std::size_t rank() const { return inner_->rank(); }
   std::size_t size() const { return inner_->size(); }
 

@@ -160,7 +160,7 @@ struct CombinesOnReceive<E> {
 /// unchanged. set_enabled(false) makes it a plain forwarder (for programs that trace
 /// only some calls).
 template <endpoint E>
-class TracingEndpoint : public detail::CombinesOnReceive<E> {
+class TracingEndpoint : public detail::CombinesOnReceive<E>, public detail::PassesCallChecks<TracingEndpoint<E>, E> {
 public:
   /// Records rank inner.rank() into trace.rank(inner.rank()); the trace must have
   /// inner.size() ranks (std::invalid_argument otherwise).

@@ -588,6 +588,7 @@ void run_steps(const ScheduleRef& s, const EndpointRef& ep, const std::array<Byt
   if (red != nullptr) info.element_bytes = red->elem;
   if (s.steps == 0) return;
   info.step = 0;
+  if (ep.check_call != nullptr && info.call != 0) ep.check_call(ep.ep, info);
   ep.mark(Phase::post, true, info);
   ++x.calls_;
   auto& slots = x.plans_;

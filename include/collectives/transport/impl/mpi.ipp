@@ -112,6 +112,15 @@ COLLECTIVES_DECL Endpoint::Endpoint(MPI_Comm comm, Options options) : options_(o
   step_bits_ = std::min(11, bits / 3);
   call_window_ = (std::uint64_t{1} << (bits - step_bits_)) - 1;
   field_ = 1 + (field_call_ - 1) % call_window_; // call_field(0), kept
+  check_calls_ = options_.check_calls;
+  if (const char* env = std::getenv("COLLECTIVES_MPI_CHECK"); !check_calls_ && env != nullptr && *env != '\0') {
+    if (std::strcmp(env, "0") != 0 && std::strcmp(env, "1") != 0) {
+      MPI_Comm_free(&comm_);
+      throw std::invalid_argument(std::string("collectives::mpi::Endpoint: COLLECTIVES_MPI_CHECK must be 0 or 1, not '") +
+                                  env + "'");
+    }
+    check_calls_ = env[0] == '1';
+  }
   timeout_ = options_.timeout_seconds;
   if (timeout_ == 0)
     if (const char* env = std::getenv("COLLECTIVES_MPI_TIMEOUT"); env != nullptr && *env != '\0') {
@@ -250,6 +259,7 @@ COLLECTIVES_DECL void Endpoint::take(Endpoint& other) noexcept
   field_call_ = other.field_call_;
   field_ = other.field_;
   timeout_ = other.timeout_;
+  check_calls_ = other.check_calls_;
   model_ = other.model_;
   calls_ = other.calls_;
   history_ = other.history_;
@@ -609,6 +619,51 @@ COLLECTIVES_DECL void Endpoint::post_and_wait(std::size_t first_send)
     abandon(requests_.data(), n, first_send);
     throw;
   }
+}
+
+COLLECTIVES_DECL void Endpoint::check_call(const StepInfo& info)
+{
+  if (comm_ == MPI_COMM_NULL)
+    throw std::logic_error("collectives::mpi::Endpoint: check_call() on a moved-from endpoint");
+  // What every rank's call must agree on, hashed (FNV-1a) to 62 bits so that one
+  // MPI_MAX over {h, -h} gives the largest and the smallest of the ranks' hashes.
+  std::uint64_t h = 14695981039346656037ull;
+  const auto mix = [&h](std::uint64_t v) {
+    for (int i = 0; i < 8; ++i, v >>= 8) h = (h ^ (v & 0xff)) * 1099511628211ull;
+  };
+  for (const std::string_view text : {info.collective, info.algorithm}) {
+    for (const char c : text) mix(static_cast<unsigned char>(c));
+    mix(0x100); // the names' boundary
+  }
+  mix(info.root);
+  mix(info.steps);
+  mix(info.element_bytes);
+  const auto mine = static_cast<std::int64_t>(h >> 2);
+  std::int64_t v[2] = {mine, -mine};
+  MPI_Request req = MPI_REQUEST_NULL;
+  detail::check(MPI_Iallreduce(MPI_IN_PLACE, v, 2, MPI_INT64_T, MPI_MAX, comm_, &req), "MPI_Iallreduce", rank_);
+  const auto since = std::chrono::steady_clock::now();
+  for (int done = 0; !done;) {
+    detail::check(MPI_Test(&req, &done, MPI_STATUS_IGNORE), "MPI_Test", rank_);
+    if (!done && timeout_ > 0 && std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count() > timeout_) {
+      const std::string what = "collectives::mpi: rank " + std::to_string(rank_) + ": watchdog: the consistency " +
+                               "check of " + collectives::detail::describe_step(&info) + " waited " +
+                               std::to_string(timeout_) + " s for the other ranks (a call they never make?); " +
+                               "aborting the job (exit code " + std::to_string(options_.timeout_exit_code) + "). " +
+                               collectives::detail::mismatch_causes + "\n";
+      std::fputs(what.c_str(), stderr);
+      std::fflush(stderr);
+      MPI_Abort(comm_, options_.timeout_exit_code);
+      std::abort(); // MPI_Abort does not return
+    }
+  }
+  if (v[0] == mine && -v[1] == mine) return;
+  throw CallMismatch("collectives::mpi: rank " + std::to_string(rank_) + ": the ranks do not make the same call " +
+                     std::to_string(info.call) + ": this rank's is " + std::string(info.collective) + " (" +
+                     std::string(info.algorithm) + ", root " + std::to_string(info.root) + ", " +
+                     std::to_string(info.steps) + " steps, " + std::to_string(info.element_bytes) +
+                     "-byte elements), and another rank's collective, algorithm, root, steps or element size "
+                     "differ (Options::check_calls). " + collectives::detail::mismatch_causes);
 }
 
 COLLECTIVES_DECL void Endpoint::watchdog(std::size_t first_send, std::chrono::steady_clock::duration waited) const
