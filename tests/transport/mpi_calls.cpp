@@ -176,6 +176,23 @@ TEST_CASE("mpi: size mismatches name the collective, the step and the likely cau
                               contains(what, "in broadcast (binomial), call 5, step 0 of 1") &&
                               contains(what, "cost model"))));
   MPI_Barrier(MPI_COMM_WORLD);
+  // Through a collective, the element counts too: the root sends 2 ints where the others
+  // expect 4, then 8 (more: MPI truncates, so the receiver knows only what it expected).
+  for (const int sent : {2, 8}) {
+    std::vector<int> v(me == 0 ? std::size_t(sent) : 4, 1);
+    std::string said;
+    try {
+      broadcast(comm, v, 0, broadcast_algorithm::linear);
+    } catch (const std::length_error& e) {
+      said = e.what();
+    }
+    INFO("rank " << me << ", the root sends " << sent << " ints: " << said);
+    const std::string counts = sent == 2 ? "received 8 (4 and 2 elements of 4 bytes)"
+                                         : "which sent more (expects 4 elements of 4 bytes)";
+    CHECK(all_ranks(me == 0 || (contains(said, "expects 16 bytes from rank 0") && contains(said, counts) &&
+                                contains(said, "in broadcast (linear)"))));
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
 }
 
 TEST_CASE("mpi: every collective still matches across many calls", "[mpi][calls]")

@@ -45,8 +45,11 @@ namespace detail {
 /// the caller gave no StepInfo.
 COLLECTIVES_COLD COLLECTIVES_DECL std::string describe_step(const StepInfo* info);
 
-/// " (1000 and 4000 elements of 4 bytes)" when the call's element size is known.
-COLLECTIVES_COLD COLLECTIVES_DECL std::string element_counts(std::size_t want, std::size_t have, const StepInfo* info);
+/// " (1000 and 4000 elements of 4 bytes)" when the call's element size is known; without
+/// `both`, " (expects 1000 elements of 4 bytes)" (a receiver that cannot tell how much more
+/// was sent).
+COLLECTIVES_COLD COLLECTIVES_DECL std::string element_counts(std::size_t want, std::size_t have, const StepInfo* info,
+                                                            bool both = true);
 
 /// The usual reasons ranks disagree, appended to every mismatch message.
 inline constexpr const char* mismatch_causes =

@@ -18,11 +18,12 @@ COLLECTIVES_DECL std::string describe_step(const StepInfo* info)
   return s;
 }
 
-COLLECTIVES_DECL std::string element_counts(std::size_t want, std::size_t have, const StepInfo* info)
+COLLECTIVES_DECL std::string element_counts(std::size_t want, std::size_t have, const StepInfo* info, bool both)
 {
   if (info == nullptr || info->element_bytes == 0) return "";
   const std::size_t e = info->element_bytes;
   if (want % e != 0 || have % e != 0) return "";
+  if (!both) return " (expects " + std::to_string(want / e) + " elements of " + std::to_string(e) + " bytes)";
   return " (" + std::to_string(want / e) + " and " + std::to_string(have / e) + " elements of " + std::to_string(e) +
          " bytes)";
 }

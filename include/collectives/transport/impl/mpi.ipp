@@ -316,7 +316,12 @@ COLLECTIVES_DECL void Endpoint::throw_length(const Chunk& c, long long got) cons
   if (c.bytes != c.msg_bytes || c.index > 0)
     what += "chunk " + std::to_string(c.index) + " of " + std::to_string(c.bytes) + " bytes (max_message_bytes " +
             std::to_string(options_.max_message_bytes) + "): ";
-  what += got == truncated ? std::string("which sent more") : "received " + std::to_string(got);
+  const bool whole = c.bytes == c.msg_bytes && c.index == 0; // element counts of the message, not a chunk
+  if (got == truncated)
+    what += "which sent more" + (whole ? collectives::detail::element_counts(c.msg_bytes, c.msg_bytes, info_, false) : "");
+  else
+    what += "received " + std::to_string(got) +
+            (whole ? collectives::detail::element_counts(c.msg_bytes, static_cast<std::size_t>(got), info_) : "");
   throw std::length_error(what + ", in " + collectives::detail::describe_step(info_) + ". " +
                           collectives::detail::mismatch_causes);
 }
