@@ -351,3 +351,40 @@ TEST_CASE("mpi: COLLECTIVES_MPI_CHECK turns the consistency check on; other valu
   mpi::Endpoint off(MPI_COMM_WORLD);
   CHECK_FALSE(off.checks_calls());
 }
+
+TEST_CASE("mpi: check_none_left finds a message of the latest call and of a call this rank never made",
+          "[mpi][calls]")
+{
+  const std::size_t p = world(MPI_Comm_size), me = world(MPI_Comm_rank);
+  mpi::Endpoint ep(MPI_COMM_WORLD);
+  Communicator comm{ep, Ring<>{p}};
+  auto outcome = [&] {
+    try {
+      ep.check_none_left();
+    } catch (const CallMismatch& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  // Every rank a root (linear): each sends to all, none receives; what is left is of the
+  // latest call on every rank.
+  std::vector<int> b(2, int(me));
+  broadcast(comm, b, me, broadcast_algorithm::linear);
+  settle();
+  const std::string latest = outcome();
+  INFO("rank " << me << ": " << latest);
+  CHECK(all_ranks(contains(latest, "this rank's latest call, broadcast (linear), call 1") &&
+                  contains(latest, "which no receive of it took")));
+  drain(ep);
+  // Rank 0 makes one call more than the others (its receivers see it as theirs: the same
+  // call), and its last call's message is of a call the others never made.
+  std::vector<int> c(2, me == 0 ? 9 : -1);
+  broadcast(comm, c, 0, broadcast_algorithm::linear);
+  if (me == 0) broadcast(comm, c, 0, broadcast_algorithm::linear);
+  settle();
+  const std::string extra = outcome();
+  INFO("rank " << me << ": " << extra);
+  CHECK(all_ranks(me == 0 ? extra.empty()
+                          : contains(extra, "a call this rank has not made: rank 0 made more collective calls")));
+  drain(ep);
+}

@@ -272,6 +272,14 @@ public:
     if (comm_ != MPI_COMM_NULL) check_leftovers(nullptr);
   }
 
+  /// Throws CallMismatch if any message of a collective call is waiting unreceived on this
+  /// rank: of an earlier call, of this rank's latest call, or of a call this rank has not
+  /// made (its sender made more calls on the communicator than this rank). Call it where
+  /// this rank has made its last collective call on the endpoint and the peers' messages
+  /// have arrived (it sees only what has); the destructor does the same and prints what it
+  /// finds.
+  void check_none_left() const;
+
   /// The cost model a Communicator chooses default algorithms with, decided when the
   /// endpoint was built and the same on every rank (one MPI_Allreduce agreed on it). All
   /// ranks on one node: shared memory, where each rank's CPU copies what it sends and

@@ -237,8 +237,7 @@ COLLECTIVES_DECL void Endpoint::release() noexcept
   MPI_Finalized(&finalized);
   if (!finalized) {
     try {
-      ++calls_; // every message of the calls made so far is now a leftover
-      check_leftovers(nullptr);
+      check_none_left(); // no later call of this endpoint will take a message
     } catch (const std::exception& e) {
       std::fprintf(stderr, "%s (found when the endpoint was destroyed)\n", e.what());
       std::fflush(stderr);
@@ -425,6 +424,30 @@ COLLECTIVES_DECL void Endpoint::check_leftovers(const StepInfo* info, std::size_
   check(status);
   for (std::size_t q = 0; q < size_; ++q)
     if (q != rank_) check_leftovers(info, q);
+}
+
+COLLECTIVES_DECL void Endpoint::check_none_left() const
+{
+  if (comm_ == MPI_COMM_NULL) return;
+  int flag = 0;
+  MPI_Status status;
+  detail::check(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &flag, &status), "MPI_Iprobe", rank_);
+  if (!flag) return;
+  const TagMeaning m = classify(status.MPI_TAG, calls_, nullptr);
+  if (!m.ours) return;
+  const std::string where = "after call " + std::to_string(calls_);
+  check_probed(status, calls_, nullptr, where.c_str()); // an earlier call's
+  int bytes = 0;
+  MPI_Get_count(&status, MPI_BYTE, &bytes);
+  const std::string whose = m.call == calls_ ? "this rank's latest call, " + describe_call(m.call, m.step) +
+                                                 ", which no receive of it took"
+                                             : "call " + std::to_string(m.call) + " (as this rank numbers its calls), a "
+                                               "call this rank has not made: rank " +
+                                                 std::to_string(status.MPI_SOURCE) +
+                                                 " made more collective calls on the communicator than this rank";
+  throw CallMismatch("collectives::mpi: rank " + std::to_string(rank_) + ", " + where + ", finds a " +
+                     std::to_string(bytes) + "-byte message from rank " + std::to_string(status.MPI_SOURCE) + " of " +
+                     whose + ". " + collectives::detail::mismatch_causes);
 }
 
 template <class Done, class Peer, class Records>
