@@ -79,6 +79,12 @@ bool parse_model_numbers(std::string_view text, CostModel& model)
   return true;
 }
 
+// The variables the shim reads, for the messages on others.
+constexpr const char* variables_read_text =
+  "the shim reads COLLECTIVES_PMPI_VERBOSE, COLLECTIVES_PMPI_DISABLE, COLLECTIVES_PMPI_MAX_MESSAGE_BYTES, "
+  "COLLECTIVES_PMPI_ROUND, COLLECTIVES_TOPOLOGY, COLLECTIVES_MODEL, COLLECTIVES_MODEL_SAVE and "
+  "COLLECTIVES_<COLLECTIVE>_ALGORITHM, and the MPI transport COLLECTIVES_MPI_TIMEOUT and COLLECTIVES_MPI_CHECK";
+
 // What COLLECTIVES_MODEL takes, for its error messages.
 constexpr const char* model_forms = "t_s,t_w[,t_h[,t_r]] in seconds (t_w per 8-byte word), or those four and "
                                     "t_sync,lanes,half_duplex,crossbar,t_fresh; 'calibrate', 'default' or a model file";
@@ -243,13 +249,15 @@ Config parse_config(std::string_view text)
         bad("not an algorithm of " + std::string(coll_name(cc)) + "; valid: default, " + algorithms::names_text(cc));
       c.forced[ci] = idx;
     } else if (name.starts_with("COLLECTIVES_PMPI_")) {
-      bad("unknown variable; the shim reads COLLECTIVES_PMPI_VERBOSE, COLLECTIVES_PMPI_DISABLE, "
-          "COLLECTIVES_PMPI_MAX_MESSAGE_BYTES, COLLECTIVES_PMPI_ROUND, COLLECTIVES_TOPOLOGY, COLLECTIVES_MODEL, COLLECTIVES_MODEL_SAVE and "
-          "COLLECTIVES_<COLLECTIVE>_ALGORITHM");
+      bad(std::string("unknown variable; ") + variables_read_text);
+    } else if (name != "COLLECTIVES_MPI_TIMEOUT" && name != "COLLECTIVES_MPI_CHECK" && name != "COLLECTIVES_TRACE") {
+      c.unknown.push_back(name); // the library's own transport reads those three
     }
   }
   return c;
 }
+
+const char* variables_read() { return variables_read_text; }
 
 std::string model_file_text(const CostModel& model, std::size_t word_bytes)
 {

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace collectives::pmpi {
 
@@ -36,6 +37,9 @@ struct Config {
   TopologySpec topology;      ///< COLLECTIVES_TOPOLOGY
   std::string topology_text;
   mpi::Options transport{};   ///< COLLECTIVES_PMPI_MAX_MESSAGE_BYTES
+  /// COLLECTIVES_* variables neither the shim nor the library reads (a misspelling, as
+  /// COLLECTIVES_TOPOLGY): world rank 0 warns of each at MPI_Init.
+  std::vector<std::string> unknown;
 
   Config() { forced.fill(algorithms::npos); }
 };
@@ -44,6 +48,9 @@ struct Config {
 /// names a file is replaced by the model read from it (so that only rank 0 needs the
 /// file). A file that cannot be read becomes COLLECTIVES_MODEL_ERROR=<why>.
 std::string config_text(char** environ);
+
+/// "the shim reads COLLECTIVES_PMPI_VERBOSE, ...": the variables read, for messages.
+const char* variables_read();
 
 /// Parses config_text's output. Throws std::invalid_argument naming the variable and the
 /// valid values (an unknown algorithm lists the collective's algorithms).

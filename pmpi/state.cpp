@@ -100,6 +100,10 @@ int initialize(bool collective)
   if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &g.keyval, nullptr) != MPI_SUCCESS)
     return MPI_ERR_INTERN;
 
+  if (g.world_rank == 0)
+    for (const std::string& name : g.config.unknown)
+      std::fprintf(stderr, "collectives-pmpi: warning: %s is not a variable of the shim or the library (ignored); %s\n",
+                   name.c_str(), variables_read());
   if (g.config.calibrate) {
     if (collective) {
       try {

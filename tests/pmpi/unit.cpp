@@ -271,6 +271,10 @@ TEST_CASE("pmpi: the configuration from the environment", "[pmpi][config]")
   CHECK(c.round == 3);
   CHECK(c.enabled);
   CHECK(!pmpi::parse_config("COLLECTIVES_PMPI_DISABLE=1\n").enabled);
+  // Variables nobody reads (a misspelling) are kept for a warning; the transport's are read.
+  CHECK(c.unknown == std::vector<std::string>{"COLLECTIVES_SOMETHING_ELSE"});
+  CHECK(pmpi::parse_config("COLLECTIVES_TOPOLGY=ring\nCOLLECTIVES_MPI_CHECK=1\nCOLLECTIVES_MPI_TIMEOUT=9\n").unknown ==
+        std::vector<std::string>{"COLLECTIVES_TOPOLGY"});
 
   // An unknown algorithm lists the valid ones.
   const std::string e = error_of("COLLECTIVES_ALLREDUCE_ALGORITHM=bogus\n");
