@@ -1,6 +1,7 @@
 #pragma once
-// Umbrella header: everything of collectives except the MPI transport
-// (include <collectives/transport/mpi.hpp> for that). Layers, bottom up:
+// Umbrella header: everything of collectives except the MPI transport (include
+// <collectives/transport/mpi.hpp> for that) and the endpoint wrappers that trace and
+// inject faults (transport/tracing.hpp, transport/faulty.hpp). Layers, bottom up:
 //   detail/, topology/     what every layer uses; the networks
 //   schedule/              block sets, the schedule concept, operation specs, the verifier
 //   algorithm/             each algorithm's schedule and facts; each collective's list

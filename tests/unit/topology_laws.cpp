@@ -672,6 +672,28 @@ TEST_CASE("topology laws: bad parameters throw std::invalid_argument naming the 
   CHECK_THROWS_WITH((Hypercube<>::of_dims(3).rank_of(std::array<size_t, 3>{0, 2, 0})), Contains("coordinate out of range"));
   CHECK_THROWS_AS(Ring<>{5}.check_rank(5), std::out_of_range);
   CHECK_NOTHROW(Ring<>{5}.check_rank(4));
+
+  // A node or dimension the topology does not have, in any function of one: an exception
+  // naming it (neighbor(7, 0) answered 8, neighbor(0, 3) read past the extents, coords(12)
+  // answered, route(0, 7) never ended; Hypercube::rank_of cut or padded coordinates).
+  const Ring<> ring5(5);
+  CHECK_THROWS_WITH(ring5.neighbor(7, 0), Contains("neighbor: node 7 is not a node of a topology of 5 nodes"));
+  CHECK_THROWS_WITH(ring5.neighbor(0, 3), Contains("neighbor: dimension 3 is not one of the topology's 1"));
+  CHECK_THROWS_AS(ring5.coords(12), std::invalid_argument);
+  CHECK_THROWS_WITH(ring5.route(0, 7), Contains("route: node 7 is not a node"));
+  CHECK_THROWS_AS(route(ring5, 9, 0), std::invalid_argument);
+  CHECK(ring5.route(0, 4).size() == 1);
+  const auto cube3 = Hypercube<>::of_dims(3);
+  CHECK_THROWS_AS(cube3.neighbor(9, 1), std::invalid_argument);
+  CHECK_THROWS_AS(cube3.neighbor(1, 3), std::invalid_argument);
+  CHECK_THROWS_AS(cube3.coords(8), std::invalid_argument);
+  CHECK_THROWS_WITH(cube3.rank_of(std::array<size_t, 5>{1, 1, 1, 1, 1}), Contains("one coordinate per dimension"));
+  CHECK_THROWS_WITH(cube3.rank_of(std::array<size_t, 1>{1}), Contains("one coordinate per dimension"));
+  CHECK(cube3.rank_of(cube3.coords(5)) == 5); // coords()' longer array, zeros past ndims()
+  CHECK(cube3.rank_of(std::array<size_t, 3>{1, 0, 1}) == 5);
+  const Grid grid({3, 4}, {true, false});
+  CHECK_THROWS_AS(grid.coords(12), std::invalid_argument);
+  CHECK_THROWS_AS(grid.route(12, 0), std::invalid_argument);
 }
 
 TEST_CASE("topology laws: the library's bit arithmetic agrees with <bit>", "[topology][laws]")

@@ -139,9 +139,11 @@ public:
     return d;
   }
 
-  /// Coordinates of `rank` (the first ndims() entries).
+  /// Coordinates of `rank` (the first ndims() entries); std::invalid_argument for a rank
+  /// it does not have.
   constexpr std::array<std::size_t, max_grid_dims> coords(std::size_t rank) const
   {
+    detail::require_node(rank, size_, "Grid::coords");
     std::array<std::size_t, max_grid_dims> c{};
     for (std::size_t i = 0; i < n_; ++i) c[i] = coord(rank, i);
     return c;

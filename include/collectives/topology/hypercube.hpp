@@ -90,9 +90,12 @@ public:
   /// E-cube: lowest dimension first.
   static constexpr std::size_t route_dim(std::size_t k) noexcept { return k; }
 
-  /// Neighbour along dimension i: rank XOR 2^i (the same in both directions).
-  constexpr std::size_t neighbor(std::size_t rank, std::size_t dim, Direction = Direction::plus) const noexcept
+  /// Neighbour along dimension i: rank XOR 2^i (the same in both directions). A rank or
+  /// dimension it does not have: std::invalid_argument (a compile error when constant).
+  constexpr std::size_t neighbor(std::size_t rank, std::size_t dim, Direction = Direction::plus) const
   {
+    detail::require_node(rank, size(), "Hypercube::neighbor");
+    detail::require_dim(dim, ndims(), "Hypercube::neighbor");
     return rank ^ (std::size_t{1} << dim);
   }
   /// Hamming distance.
@@ -115,9 +118,12 @@ public:
   /// One more than the largest link_index.
   constexpr std::size_t link_count_bound() const noexcept { return size() * ndims(); }
 
-  /// Coordinates: bit i of the rank for dimension i (a fixed-size array for static D).
+  /// Coordinates: bit i of the rank for dimension i (a fixed-size array for static D; for
+  /// a dynamic one, max_hypercube_dims entries, 0 past ndims()). std::invalid_argument for
+  /// a rank it does not have.
   constexpr auto coords(std::size_t rank) const
   {
+    detail::require_node(rank, size(), "Hypercube::coords");
     if constexpr (D != dynamic_extent) {
       std::array<std::size_t, D> c{};
       for (std::size_t i = 0; i < D; ++i) c[i] = (rank >> i) & 1u;
@@ -128,14 +134,20 @@ public:
       return c;
     }
   }
-  /// Rank from coordinates (bit i = c[i]).
+  /// Rank from coordinates (bit i = c[i]): one per dimension (a dynamic hypercube also
+  /// takes coords()' longer array, whose entries past ndims() are 0). Otherwise a compile
+  /// error for a static D, std::invalid_argument for a dynamic one.
   template <std::size_t N>
   constexpr std::size_t rank_of(const std::array<std::size_t, N>& c) const
   {
+    static_assert(D == dynamic_extent || N == D,
+                  "collectives::Hypercube<D>::rank_of: needs one coordinate per dimension (D of them)");
+    detail::require(N >= ndims(), "collectives::Hypercube::rank_of: needs one coordinate per dimension");
     std::size_t r = 0;
-    for (std::size_t i = 0; i < ndims() && i < N; ++i) {
+    for (std::size_t i = 0; i < N; ++i) {
       detail::require(c[i] < 2, "collectives::Hypercube::rank_of: coordinate out of range");
-      r |= c[i] << i;
+      detail::require(i < ndims() || c[i] == 0, "collectives::Hypercube::rank_of: needs one coordinate per dimension");
+      r |= c[i] << (i < ndims() ? i : 0);
     }
     return r;
   }

@@ -35,9 +35,12 @@ public:
   }
 
   /// The neighbour of `rank` one step along `dim` in direction `dir` (wrapping around).
-  /// On a hypercube this is rank XOR 2^dim in either direction.
+  /// On a hypercube this is rank XOR 2^dim in either direction. A rank or dimension the
+  /// topology does not have: std::invalid_argument (a compile error when constant).
   constexpr std::size_t neighbor(std::size_t rank, std::size_t dim, Direction dir = Direction::plus) const
   {
+    detail::require_node(rank, size(), "neighbor");
+    detail::require_dim(dim, self().ndims(), "neighbor");
     return shift_along(rank, dim, dir == Direction::plus ? 1 : self().extent(dim) - 1);
   }
 
@@ -84,7 +87,7 @@ public:
       const std::size_t cb = coord(to, dim);
       if (ca == cb) continue;
       const std::size_t forward = (cb + z - ca) % z;
-      return neighbor(from, dim, forward <= z - forward ? Direction::plus : Direction::minus);
+      return shift_along(from, dim, forward <= z - forward ? 1 : z - 1); // (a route's nodes are checked once)
     }
     return from;
   }

@@ -131,9 +131,11 @@ public:
   /// Dimension routed k-th: the last (fastest-varying) first.
   static constexpr std::size_t route_dim(std::size_t k) noexcept { return n_ - 1 - k; }
 
-  /// Coordinates of `rank`, one per dimension.
+  /// Coordinates of `rank`, one per dimension (std::invalid_argument for a rank it does
+  /// not have; a compile error when constant).
   constexpr std::array<std::size_t, n_> coords(std::size_t rank) const
   {
+    detail::require_node(rank, this->size(), "Torus::coords");
     std::array<std::size_t, n_> c{};
     for (std::size_t i = 0; i < n_; ++i) c[i] = this->coord(rank, i);
     return c;
