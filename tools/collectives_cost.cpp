@@ -74,10 +74,14 @@ void print_collective(const T& topo, const CostModel& model, const Problem& prob
 {
   const auto lines = tools::evaluate_all<C>(topo, model, problem, s.m);
   Problem pr = problem;
-  pr.m = s.m;
+  pr.m = tools::data_words<C>(s.m);
   const double bound = lower_bound(C, topo, model, pr);
-  std::printf("\n%s (m = %g %s)    lower bound %.4g s\n", tools::call_name<C>(problem).c_str(), s.m, block_meaning(C),
-              bound);
+  if (C == Collective::barrier)
+    std::printf("\n%s (no data: --m does not apply)    lower bound %.4g s\n", tools::call_name<C>(problem).c_str(),
+                bound);
+  else
+    std::printf("\n%s (m = %g %s)    lower bound %.4g s\n", tools::call_name<C>(problem).c_str(), s.m, block_meaning(C),
+                bound);
   if (lines.empty()) {
     std::printf("  no algorithm fits this topology\n");
     return;
@@ -90,7 +94,7 @@ void print_collective(const T& topo, const CostModel& model, const Problem& prob
   const auto cross = tools::crossings<C>(topo, model, problem, s.m_min, s.m_max);
   if (cross.empty()) {
     Problem at_min = pr;
-    at_min.m = s.m_min;
+    at_min.m = tools::data_words<C>(s.m_min);
     std::printf("  crossovers: none for m in [%g, %g] (%s throughout)\n", s.m_min, s.m_max,
                 std::string(tools::selected<C>(topo, model, at_min).name).c_str());
   } else {

@@ -54,12 +54,20 @@ struct Crossing {
   std::string from, to;
 };
 
+/// The words a call of C carries when the tools' size is m: none for the barrier, whose
+/// calls select with m = 0 (Problem), whatever size the tool sweeps.
+template <Collective C>
+constexpr double data_words(double m)
+{
+  return C == Collective::barrier ? 0.0 : m;
+}
+
 /// Predicted time of every fitting algorithm of C at message size m.
 template <Collective C, class T>
 std::vector<std::pair<std::string, CostReport>> evaluate_all(const T& topo, const CostModel& model, Problem problem,
                                                              double m)
 {
-  problem.m = m;
+  problem.m = data_words<C>(m);
   std::vector<std::pair<std::string, CostReport>> out;
   for_each_fitting<C>(topo, problem,
                       [&](auto tag) { out.emplace_back(decltype(tag)::name, prediction_of<C>(tag, topo, model, problem)); });
@@ -88,7 +96,7 @@ template <Collective C, class T>
 std::vector<Crossing> crossings(const T& topo, const CostModel& model, Problem problem, double lo, double hi)
 {
   auto pick = [&](double m) {
-    problem.m = m;
+    problem.m = data_words<C>(m);
     return selected<C>(topo, model, problem);
   };
   std::vector<Crossing> out;
@@ -154,7 +162,7 @@ Panel make_panel(const T& topo, const CostModel& model, const Problem& problem, 
       it->points.emplace_back(m, line.second.time);
     }
     Problem pr = problem;
-    pr.m = m;
+    pr.m = data_words<C>(m);
     panel.bound.emplace_back(m, lower_bound(C, topo, model, pr));
   }
   for (std::size_t i = 0; i < panel.series.size(); ++i)
@@ -163,7 +171,7 @@ Panel make_panel(const T& topo, const CostModel& model, const Problem& problem, 
         panel.series[i].same_as = panel.series[j].name;
   // Selected ranges: between consecutive crossovers select() keeps one pick.
   Problem pr = problem;
-  pr.m = m_min;
+  pr.m = data_words<C>(m_min);
   double from = m_min;
   std::string name(selected<C>(topo, model, pr).name);
   for (const auto& c : crossings<C>(topo, model, problem, m_min, m_max)) {

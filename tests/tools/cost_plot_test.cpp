@@ -101,3 +101,21 @@ TEST_CASE("cost plot: coinciding lines are told apart and the selection is marke
   for (const auto& s : panel.series) noted = noted || !s.same_as.empty();
   CHECK(noted);
 }
+
+TEST_CASE("cost plot: a barrier carries no data, whatever size the tools sweep", "[tools][cost]")
+{
+  // barrier(comm) selects with m = 0 (Problem): the tools price and pick it so, at every
+  // size of their sweep (they priced 1024 words and picked allreduce on Ring<8>).
+  const CostModel model{.t_s = 2e-6, .t_w = 1e-9, .t_h = 5e-8, .t_r = 1e-10};
+  const Ring<> ring(8);
+  const std::string picked(select<Collective::barrier>(ring, model, Problem{}).name);
+  const auto none = tools::evaluate_all<Collective::barrier>(ring, model, Problem{}, 0);
+  const auto swept = tools::evaluate_all<Collective::barrier>(ring, model, Problem{}, 1024);
+  REQUIRE(none.size() == swept.size());
+  for (std::size_t i = 0; i < none.size(); ++i) CHECK(swept[i].second.time == none[i].second.time);
+  CHECK(tools::crossings<Collective::barrier>(ring, model, Problem{}, 1, 1e7).empty());
+  const auto panel = tools::make_panel<Collective::barrier>(ring, model, Problem{}, 1, 1e7, "words");
+  REQUIRE(panel.selected.size() == 1);
+  CHECK(panel.selected[0].name == picked);
+  check_panel<Collective::barrier>(ring, model, Problem{});
+}

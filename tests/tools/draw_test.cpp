@@ -327,3 +327,24 @@ TEST_CASE("xml reader rejects what is not well-formed", "[tools]")
   CHECK_THROWS(xml::parse("<a/><b/>"));
   CHECK_THROWS(xml::parse("<a>"));
 }
+
+TEST_CASE("draw: a step where nothing happens is not drawn (binomial reduce on Hypercube<3>: the seeds' 3 steps)",
+          "[tools][draw]")
+{
+  // The schedule's first step has no message and no local move on any rank; the picture's
+  // panels are the seed's three steps of the single-node accumulation, 4, 2 and 1 messages,
+  // and the cost's count of steps with messages.
+  const Hypercube<3> topo;
+  const Parsed svg = drawn<Collective::reduce>("binomial", topo, Problem{.m = 1});
+  REQUIRE(svg.steps == 3);
+  for (std::size_t k = 0; k < 3; ++k)
+    CHECK(std::count_if(svg.arrows.begin(), svg.arrows.end(), [&](const Arrow& a) { return a.step == k; }) == 4 >> k);
+  const auto report = estimate(reduce_algorithm::binomial.schedule(topo, Problem{.m = 1}), topo, default_cost_model, 1);
+  CHECK(report.steps == svg.steps);
+  const std::size_t n = 4;
+  const auto logs = recorded(topo, [&](auto& comm) {
+    std::vector<double> in(n, 1.0), out(n);
+    reduce(comm, in, out, std::plus<>{}, 0, reduce_algorithm::binomial);
+  });
+  CHECK(canonical(logs) == canonical(expected_from(svg, 8, n * sizeof(double))));
+}

@@ -276,6 +276,7 @@ inline Picture picture_of(const RecordedSchedule& rec, const Router& router)
 
   for (std::size_t k = 0; k < rec.ops.size(); ++k) {
     const std::vector<StepOps>& ops = rec.ops[k];
+    const std::size_t index = pic.steps.size(); // steps where nothing happens are not drawn
     Step step;
     for (std::size_t r = 0; r < p; ++r) step.locals += ops[r].locals.size();
     // Messages, with what they carry before anything of this step lands.
@@ -302,7 +303,7 @@ inline Picture picture_of(const RecordedSchedule& rec, const Router& router)
         std::vector<Holding> data;
         for (std::size_t i = 0; i < snd.blocks.count; ++i) data.push_back(at(r, snd.blocks, i));
         Message msg;
-        msg.step = k;
+        msg.step = index;
         msg.from = r;
         msg.to = snd.peer;
         msg.blocks = snd.blocks.count;
@@ -326,6 +327,10 @@ inline Picture picture_of(const RecordedSchedule& rec, const Router& router)
         for (std::size_t i = 0; i < loc.from.count; ++i) from.push_back(at(r, loc.from, i));
         for (std::size_t i = 0; i < from.size() && i < loc.to.count; ++i) apply(at(r, loc.to, i), from[i], loc.combine);
       }
+    // A step of the schedule where no rank sends or moves anything (a reduce's first step,
+    // where some ranks only fold their own contribution in) is left out: the panels are
+    // the seeds' steps, numbered as the cost's steps with messages are counted.
+    if (step.messages.empty() && step.locals == 0) continue;
     pic.steps.push_back(std::move(step));
   }
   return pic;

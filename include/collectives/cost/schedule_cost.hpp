@@ -60,7 +60,9 @@ struct CostReport {
   double time = 0;            ///< predicted time
   std::size_t steps = 0;      ///< steps with at least one message
   std::size_t messages = 0;   ///< messages sent, over all ranks and steps
-  std::size_t congestion = 0; ///< most messages sharing one directed link in one step (0: no message)
+  /// Most messages sharing one directed link in one step (0: no message); with one port
+  /// the most sending ranks (a rank's messages on one link take turns, not share it).
+  std::size_t congestion = 0;
   double words = 0;           ///< words sent, over all ranks and steps
   friend constexpr bool operator==(const CostReport&, const CostReport&) = default;
 };

@@ -12,7 +12,8 @@
 namespace collectives {
 
 /// Store-and-forward ring broadcast: the root sends both ways and each rank passes the
-/// data on, floor(p/2) steps. Cost: (t_s + t_w m) floor(p/2).
+/// data on, floor(p/2) steps. Cost: (t_s + t_w m) floor(p/2) with all ports; with one port
+/// (p >= 3) the root's two first sends take turns: (t_s + t_w m) (floor(p/2) + 1).
 class BroadcastRingSchedule {
 public:
   constexpr BroadcastRingSchedule(std::size_t p, std::size_t root, std::size_t blocks = 1)
