@@ -694,6 +694,16 @@ TEST_CASE("topology laws: bad parameters throw std::invalid_argument naming the 
   const Grid grid({3, 4}, {true, false});
   CHECK_THROWS_AS(grid.coords(12), std::invalid_argument);
   CHECK_THROWS_AS(grid.route(12, 0), std::invalid_argument);
+
+  // Counts derived from sizes the constructors accept, that do not fit std::size_t: an
+  // error, not a wrapped-around number (Ring<>{2^63 + 1} had 2 links).
+  static_assert(Hypercube<57>{}.num_links() == std::size_t{57} << 57);
+  CHECK_THROWS_WITH(Hypercube<>::of_dims(63).num_links(), Contains("number of links does not fit"));
+  CHECK_THROWS_AS(Ring<>{(size_t{1} << 63) + 1}.num_links(), std::invalid_argument);
+  CHECK(Ring<>{size_t{1} << 62}.num_links() == size_t{1} << 63);
+  const Grid lines({size_t{1} << 61, 2}, {false, false});
+  CHECK(lines.num_links() == ((size_t{1} << 61) - 1) * 4 + (size_t{1} << 62));
+  CHECK_THROWS_AS((Grid({size_t{1} << 62, 2}, {false, false}).num_links()), std::invalid_argument);
 }
 
 TEST_CASE("topology laws: the library's bit arithmetic agrees with <bit>", "[topology][laws]")

@@ -2,6 +2,8 @@
 // Static or run-time extents, as in std::mdspan: one sentinel (std::dynamic_extent) marks
 // an extent given at run time, and only those are stored.
 
+#include <collectives/detail/require.hpp>
+
 #include <array>
 #include <cstddef>
 #include <limits>
@@ -35,6 +37,16 @@ constexpr std::size_t saturating_mul(std::size_t a, std::size_t b)
   if (a != 0 && b > std::numeric_limits<std::size_t>::max() / a)
     return std::numeric_limits<std::size_t>::max();
   return a * b;
+}
+
+/// n + rings * per_ring directed links, or std::invalid_argument (a compile error when
+/// constant) when that does not fit in std::size_t (num_links of Hypercube<63>: 63 * 2^63).
+constexpr std::size_t add_links(std::size_t n, std::size_t rings, std::size_t per_ring)
+{
+  std::size_t links = 0;
+  if (__builtin_mul_overflow(rings, per_ring, &links) || __builtin_add_overflow(n, links, &n))
+    throw_invalid_argument("collectives: num_links: the number of links does not fit in std::size_t");
+  return n;
 }
 
 } // namespace detail

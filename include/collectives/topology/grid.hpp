@@ -125,8 +125,8 @@ public:
     std::size_t n = 0;
     for (std::size_t i = 0; i < n_; ++i) {
       const std::size_t z = extent_[i];
-      const std::size_t per_ring = z == 1 ? 0 : (z == 2 || !periodic_[i]) ? 2 * (z - 1) : 2 * z;
-      n += (size_ / z) * per_ring;
+      const std::size_t half = z == 1 ? 0 : (z == 2 || !periodic_[i]) ? z - 1 : z; // each way
+      n = detail::add_links(detail::add_links(n, size_ / z, half), size_ / z, half);
     }
     return n;
   }

@@ -102,13 +102,18 @@ public:
   constexpr bool is_link(std::size_t a, std::size_t b) const { return distance(a, b) == 1; }
 
   /// Number of directed links: a ring of z nodes has 2z of them, of 2 nodes 2, of 1 none.
+  /// std::invalid_argument (a compile error when constant) when it does not fit in
+  /// std::size_t (Hypercube<63>: 63 * 2^63).
   constexpr std::size_t num_links() const
   {
     std::size_t n = 0;
     const std::size_t p = size();
     for (std::size_t i = 0; i < self().ndims(); ++i) {
       const std::size_t z = self().extent(i);
-      n += (p / z) * (z == 1 ? 0 : z == 2 ? 2 : 2 * z);
+      const std::size_t per_ring = z == 1 ? 0 : z == 2 ? 2 : z;
+      // 2z links a ring of z > 2 (z itself fits: counted twice over p / z rings each).
+      n = detail::add_links(n, p / z, per_ring);
+      if (z > 2) n = detail::add_links(n, p / z, per_ring);
     }
     return n;
   }
