@@ -74,6 +74,18 @@ void drain(mpi::Endpoint& ep)
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/// The text of the CallMismatch that call() throws; empty when it throws none.
+template <class F>
+std::string mismatch_text(F&& call)
+{
+  try {
+    call();
+  } catch (const CallMismatch& e) {
+    return e.what();
+  }
+  return {};
+}
+
 } // namespace
 
 TEST_CASE("mpi: a leftover of a call with mismatched roots never reaches a later call", "[mpi][calls]")
@@ -285,14 +297,7 @@ TEST_CASE("mpi: with check_calls, ranks that disagree on a call all get a CallMi
   mpi::Endpoint ep(MPI_COMM_WORLD, mpi::Options{.timeout_seconds = 60, .check_calls = true});
   REQUIRE(ep.checks_calls());
   Communicator comm{ep, Ring<>{p}};
-  auto outcome = [&](auto&& call) {
-    try {
-      call();
-    } catch (const CallMismatch& e) {
-      return std::string(e.what());
-    }
-    return std::string();
-  };
+  auto outcome = [](auto&& call) { return mismatch_text(call); };
   // The twin: the same calls everywhere run as without the check.
   std::vector<int> b(3, me == 0 ? 5 : -1);
   CHECK(outcome([&] { broadcast(comm, b, 0, broadcast_algorithm::binomial); }).empty());
@@ -358,14 +363,7 @@ TEST_CASE("mpi: check_none_left finds a message of the latest call and of a call
   const std::size_t p = world(MPI_Comm_size), me = world(MPI_Comm_rank);
   mpi::Endpoint ep(MPI_COMM_WORLD);
   Communicator comm{ep, Ring<>{p}};
-  auto outcome = [&] {
-    try {
-      ep.check_none_left();
-    } catch (const CallMismatch& e) {
-      return std::string(e.what());
-    }
-    return std::string();
-  };
+  auto outcome = [&] { return mismatch_text([&] { ep.check_none_left(); }); };
   // Every rank a root (linear): each sends to all, none receives; what is left is of the
   // latest call on every rank.
   std::vector<int> b(2, int(me));

@@ -496,6 +496,8 @@ private:
 
   /// The watchdog's report; ends the job.
   [[noreturn]] COLLECTIVES_COLD void watchdog(std::size_t first_send, std::chrono::steady_clock::duration waited) const;
+  /// Prints `what`, then that the job ends and the likely causes, and ends it (MPI_Abort).
+  [[noreturn]] COLLECTIVES_COLD void abort_job(std::string what) const;
 
   // After a failure: no receive may write into the caller's memory once exchange() has
   // thrown, so pending receives are cancelled (and waited for: one that had already

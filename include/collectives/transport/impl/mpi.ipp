@@ -674,15 +674,9 @@ COLLECTIVES_DECL void Endpoint::check_call(const StepInfo& info)
   for (int done = 0; !done;) {
     detail::check(MPI_Test(&req, &done, MPI_STATUS_IGNORE), "MPI_Test", rank_);
     if (!done && timeout_ > 0 && std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count() > timeout_) {
-      const std::string what = "collectives::mpi: rank " + std::to_string(rank_) + ": watchdog: the consistency " +
-                               "check of " + collectives::detail::describe_step(&info) + " waited " +
-                               std::to_string(timeout_) + " s for the other ranks (a call they never make?); " +
-                               "aborting the job (exit code " + std::to_string(options_.timeout_exit_code) + "). " +
-                               collectives::detail::mismatch_causes + "\n";
-      std::fputs(what.c_str(), stderr);
-      std::fflush(stderr);
-      MPI_Abort(comm_, options_.timeout_exit_code);
-      std::abort(); // MPI_Abort does not return
+      abort_job("collectives::mpi: rank " + std::to_string(rank_) + ": watchdog: the consistency check of " +
+                collectives::detail::describe_step(&info) + " waited " + std::to_string(timeout_) +
+                " s for the other ranks (a call they never make?);");
     }
   }
   if (v[0] == mine && -v[1] == mine) return;
@@ -707,6 +701,11 @@ COLLECTIVES_DECL void Endpoint::watchdog(std::size_t first_send, std::chrono::st
     what += i < first_send ? " waiting to receive " + std::to_string(c.bytes) + " bytes from rank " + std::to_string(c.peer) + ";"
                            : " waiting for rank " + std::to_string(c.peer) + " to receive " + std::to_string(c.bytes) + " bytes;";
   }
+  abort_job(std::move(what));
+}
+
+COLLECTIVES_DECL void Endpoint::abort_job(std::string what) const
+{
   what += " aborting the job (exit code " + std::to_string(options_.timeout_exit_code) + "). " +
           collectives::detail::mismatch_causes + "\n";
   std::fputs(what.c_str(), stderr);
