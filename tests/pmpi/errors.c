@@ -15,8 +15,9 @@
  *   errors --fatal   that mismatch on MPI_COMM_WORLD under MPI_ERRORS_ARE_FATAL: the job
  *                    must end (mpirun exits non-zero) instead of hanging;
  *   errors --check   under COLLECTIVES_MPI_CHECK=1: an MPI_Bcast whose ranks name different
- *                    roots is MPI_ERR_ARG on every rank, buffers untouched, and the next
- *                    broadcast is right.
+ *                    roots, and an MPI_Allreduce whose ranks give different counts, are
+ *                    MPI_ERR_ARG on every rank, buffers untouched, and the next broadcast
+ *                    is right, also where the counts differ but the type signatures match.
  * Exit status 0 when every check held. */
 
 #include <mpi.h>
@@ -91,7 +92,30 @@ int main(int argc, char** argv)
       ++failures;
       fprintf(stderr, "errors: rank %d: the broadcast after the check's error gave %d\n", rank, buf[3]);
     }
+    /* Counts that differ (erroneous: an all-reduce's counts must be equal). */
+    for (int i = 0; i < 4; ++i) buf[i] = rank + 1, out[i] = -1;
+    const int rc_counts = MPI_Allreduce(buf, out, rank == 0 ? 3 : 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (error_class(rc_counts) != MPI_ERR_ARG || out[0] != -1 || out[2] != -1) {
+      ++failures;
+      fprintf(stderr, "errors: rank %d: counts that differ gave class %d, out %d\n", rank, error_class(rc_counts),
+              out[0]);
+    }
+    /* The twin, no false alarm: counts differ but the type signatures match (4 MPI_INT at
+     * the root, one contiguous type of 4 MPI_INT elsewhere), which MPI allows. */
+    MPI_Datatype four;
+    MPI_Type_contiguous(4, MPI_INT, &four);
+    MPI_Type_commit(&four);
+    for (int i = 0; i < 4; ++i) buf[i] = rank == 0 ? 9 : -1;
+    const int rc_signature = rank == 0 ? MPI_Bcast(buf, 4, MPI_INT, 0, MPI_COMM_WORLD)
+                                       : MPI_Bcast(buf, 1, four, 0, MPI_COMM_WORLD);
+    if (rc_signature != MPI_SUCCESS || buf[0] != 9 || buf[3] != 9) {
+      ++failures;
+      fprintf(stderr, "errors: rank %d: matching signatures with other counts gave class %d, buffer %d\n", rank,
+              error_class(rc_signature), buf[3]);
+    }
+    MPI_Type_free(&four);
     memset(buf, 0, sizeof buf);
+    memset(out, 0, sizeof out);
   }
   same_error("MPI_Bcast, count -1", MPI_Bcast(buf, -1, MPI_INT, 0, MPI_COMM_WORLD),
              PMPI_Bcast(buf, -1, MPI_INT, 0, MPI_COMM_WORLD));

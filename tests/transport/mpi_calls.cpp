@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -292,7 +293,8 @@ TEST_CASE("mpi: with check_calls, ranks that disagree on a call all get a CallMi
 {
   // Issue 13's ranks that disagree on a root finish over MPI with their own results (the
   // first test case); the opt-in check turns that, and any other disagreement on the
-  // collective, algorithm, root, steps or element size, into an error on every rank.
+  // collective, algorithm, root, shift distance, steps, element count or element size,
+  // into an error on every rank.
   const std::size_t p = world(MPI_Comm_size), me = world(MPI_Comm_rank);
   mpi::Endpoint ep(MPI_COMM_WORLD, mpi::Options{.timeout_seconds = 60, .check_calls = true});
   REQUIRE(ep.checks_calls());
@@ -324,6 +326,29 @@ TEST_CASE("mpi: with check_calls, ranks that disagree on a call all get a CallMi
     else broadcast(comm, b, 0, broadcast_algorithm::binomial);
   });
   CHECK(all_ranks(contains(types, "do not make the same call")));
+  // Element counts that differ (MPI's count mismatch), and shift distances (p > 2: at p = 2
+  // every distance is 0 or 1, and a shift by 0 has no step to check).
+  std::vector<double> in(5, 2.0), out(5, -1.0);
+  const std::size_t n = me == 0 ? 4 : 5;
+  const std::string counts = outcome([&] {
+    allreduce(comm, std::span(in).first(n), std::span(out).first(n), std::plus<>{},
+              allreduce_algorithm::ring);
+  });
+  INFO("rank " << me << ": " << counts);
+  CHECK(all_ranks(contains(counts, "do not make the same call") &&
+                  contains(counts, std::to_string(n) + " elements of 8 bytes")));
+  CHECK(all_ranks(out == std::vector<double>(5, -1.0)));
+  if (p > 2) {
+    const std::string distances = outcome([&] { shift(comm, in, out, me == 0 ? 1 : 2, shift_algorithm::direct); });
+    CHECK(all_ranks(contains(distances, "do not make the same call") &&
+                    contains(distances, me == 0 ? "distance 1," : "distance 2,")));
+    CHECK(all_ranks(out == std::vector<double>(5, -1.0)));
+    // A distance that differs by p is the same shift: no mismatch.
+    CHECK(all_ranks(outcome([&] {
+                      shift(comm, in, out, me == 0 ? 1 : 1 + std::ptrdiff_t(p), shift_algorithm::direct);
+                    }).empty()));
+    CHECK(all_ranks(out == in));
+  }
   // An endpoint that wraps the MPI endpoint passes the check on.
   {
     RecordingEndpoint<mpi::Endpoint> recording(ep);

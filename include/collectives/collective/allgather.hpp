@@ -23,7 +23,7 @@ void run_allgather(Comm& comm, const T* in, T* out, std::size_t m, std::size_t n
   run_algorithm<Collective::allgather, true, InPlace>(comm, alg, problem, [&](auto a) {
     // In place, the schedules read the rank's block from the output.
     const T* input = InPlace ? in : input_for(a, comm, in, m, out, n_out);
-    execute_call(a, comm, a.schedule(comm.topology(), problem), input, blocks, out, blocks, blocks);
+    execute_call(a, comm, problem, a.schedule(comm.topology(), problem), input, blocks, out, blocks, blocks);
   });
 }
 

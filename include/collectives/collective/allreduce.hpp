@@ -26,7 +26,7 @@ void run_allreduce(Comm& comm, const T* in, T* out, std::size_t n, std::size_t n
     const BlockLayout layout = message_layout(a, n, p);
     // In place, the schedules read the contributions from the output.
     const T* input = InPlace ? in : input_for(a, comm, in, n, out, n_out);
-    execute_call(a, comm, a.schedule(comm.topology(), problem), input, layout, out, layout, layout, op);
+    execute_call(a, comm, problem, a.schedule(comm.topology(), problem), input, layout, out, layout, layout, op);
   });
 }
 

@@ -150,7 +150,7 @@ struct alltoallv_fn {
     detail::run_algorithm<Collective::alltoallv, true, false>(comm, alg, problem, [&](auto a) {
       const T* src = detail::input_for(a, comm, std::ranges::data(send), std::ranges::size(send), dst,
                                        std::ranges::size(recv));
-      detail::execute_call(a, comm, a.schedule(comm.topology(), problem), src, in, dst, out, BlockLayout{});
+      detail::execute_call(a, comm, problem, a.schedule(comm.topology(), problem), src, in, dst, out, BlockLayout{});
     });
   }
 

@@ -21,7 +21,7 @@ struct barrier_fn {
     char* none = nullptr;
     const BlockLayout empty = BlockLayout::uniform(0);
     detail::run_algorithm<Collective::barrier, true, false>(comm, alg, problem, [&](auto a) {
-      detail::execute_call(a, comm, a.schedule(comm.topology(), problem), none, empty, none, empty, empty);
+      detail::execute_call(a, comm, problem, a.schedule(comm.topology(), problem), none, empty, none, empty, empty);
     });
   }
 };

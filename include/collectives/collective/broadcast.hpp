@@ -32,7 +32,7 @@ struct broadcast_fn {
     const Problem problem{.m = comm.words(n * sizeof(T)), .root = root};
     detail::run_algorithm<Collective::broadcast, true, false>(comm, alg, problem, [&](auto a) {
       const BlockLayout layout = detail::message_layout(a, n, p);
-      detail::execute_call(a, comm, a.schedule(comm.topology(), problem), data, layout, data, layout, layout);
+      detail::execute_call(a, comm, problem, a.schedule(comm.topology(), problem), data, layout, data, layout, layout);
     });
   }
 };

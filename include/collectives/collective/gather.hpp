@@ -38,7 +38,7 @@ struct gather_fn {
     detail::run_algorithm<Collective::gather, true, false>(comm, alg, problem, [&](auto a) {
       const T* in = detail::input_for(a, comm, std::ranges::data(send), std::ranges::size(send), out,
                                       std::ranges::size(recv));
-      detail::execute_call(a, comm, a.schedule(comm.topology(), problem), in, blocks, out, blocks, blocks);
+      detail::execute_call(a, comm, problem, a.schedule(comm.topology(), problem), in, blocks, out, blocks, blocks);
     });
   }
 };

@@ -37,7 +37,7 @@ void run_reduce(Comm& comm, const T* in, T* out, std::size_t n, std::size_t n_ou
     // Out of place, schedules may read the input after writing the output (the trees fold
     // the contribution in late): a send range overlapping the receive range is copied.
     const T* input = InPlace ? input_for(a, comm, in, n, target, n_target) : unaliased_input(comm, in, n, target, n_target);
-    execute_call(a, comm, a.schedule(comm.topology(), problem), input, layout, target, layout, layout, op);
+    execute_call(a, comm, problem, a.schedule(comm.topology(), problem), input, layout, target, layout, layout, op);
   });
 }
 

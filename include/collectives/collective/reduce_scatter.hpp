@@ -28,7 +28,7 @@ void run_reduce_scatter(Comm& comm, const T* in, T* out, std::size_t m, std::siz
     // (ring's last message lands in it), so an overlapping send range is copied.
     const T* input = InPlace ? input_for(a, comm, in, comm.size() * m, out, n_out)
                              : unaliased_input(comm, in, comm.size() * m, out, n_out);
-    execute_call(a, comm, a.schedule(comm.topology(), problem), input, blocks, out, blocks, blocks, op);
+    execute_call(a, comm, problem, a.schedule(comm.topology(), problem), input, blocks, out, blocks, blocks, op);
   });
 }
 

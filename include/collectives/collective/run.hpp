@@ -85,16 +85,23 @@ ScheduleRef kept_schedule_ref(const S& s)
 }
 
 /// Runs schedule `s` of algorithm `a` (a tag or a ChosenAlgorithm) on comm over typed
-/// buffers, as one collective call.
+/// buffers, as one collective call for `problem`.
 template <class A, communicator Comm, class S, class T, class Op = NoCombine>
-void execute_call(const A& a, Comm& comm, const S& s, const T* in, BlockLayout in_layout, T* out,
-                  BlockLayout out_layout, BlockLayout scratch_layout, Op op = {})
+void execute_call(const A& a, Comm& comm, const Problem& problem, const S& s, const T* in, BlockLayout in_layout,
+                  T* out, BlockLayout out_layout, BlockLayout scratch_layout, Op op = {})
 {
   auto bufs = call_buffers(in, in_layout, out, out_layout, scratch_layout);
   // The library's schedules are values: a call in a loop runs the plan of the one before.
   const ScheduleRef ref = kept_schedule_ref(s);
   StepInfo info{collective_name(A::collective), a.name, comm.begin_call(), 0, ref.steps};
   info.root = ref.root;
+  // What every rank gives alike, for a transport's consistency check: the output's elements
+  // (a counted layout's differ between ranks), and a shift's distance modulo p.
+  info.count = out_layout.counts == nullptr ? out_layout.n : 0;
+  if constexpr (A::collective == Collective::shift) {
+    const auto p = static_cast<std::ptrdiff_t>(comm.size());
+    info.distance = (problem.q % p + p) % p;
+  }
   execute_ref<typename Comm::endpoint_type, T>(ref, comm.endpoint(), comm.context(), bufs, op, info);
 }
 

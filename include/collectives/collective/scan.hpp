@@ -30,7 +30,7 @@ void run_scan(Comm& comm, const T* in, T* out, std::size_t n, std::size_t n_out,
     // In place the algorithms run on the buffer itself (input_may_alias_output); out of
     // place, overlapping buffers are staged.
     const T* input = InPlace ? input_for(a, comm, in, n, out, n_out) : unaliased_input(comm, in, n, out, n_out);
-    execute_call(a, comm, a.schedule(comm.topology(), problem), input, whole, out, whole, whole, op);
+    execute_call(a, comm, problem, a.schedule(comm.topology(), problem), input, whole, out, whole, whole, op);
   });
 }
 

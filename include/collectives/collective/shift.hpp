@@ -54,7 +54,7 @@ struct shift_fn {
     const BlockLayout block = BlockLayout::uniform(m);
     detail::run_algorithm<Collective::shift, true, false>(comm, alg, problem, [&](auto a) {
       const T* in = detail::input_for(a, comm, std::ranges::data(send), m, out, m);
-      detail::execute_call(a, comm, a.schedule(comm.topology(), problem), in, block, out, block, block);
+      detail::execute_call(a, comm, problem, a.schedule(comm.topology(), problem), in, block, out, block, block);
     });
   }
 };

@@ -31,9 +31,9 @@
 //    step's); the executor runs the others' work itself after the exchange;
 //  - bool checks_calls() const and check_call(const StepInfo&): when checks_calls() holds,
 //    the executor calls check_call once per numbered collective call on every rank, before
-//    the call's first step, with the call's collective, algorithm, root, steps and element
-//    size; the endpoint may compare them across ranks and throw CallMismatch (the MPI
-//    transport's opt-in consistency check).
+//    the call's first step, with the call's collective, algorithm, root, steps, element
+//    count and size and shift distance; the endpoint may compare them across ranks and
+//    throw CallMismatch (the MPI transport's opt-in consistency check).
 
 #include <concepts>
 #include <cstddef>
@@ -99,6 +99,11 @@ struct StepInfo {
   std::size_t steps = 0;         ///< the schedule's number of steps
   std::size_t element_bytes = 0; ///< sizeof the call's element type (0: unknown), for messages
   std::size_t root = 0;          ///< the call's root (rooted collectives; 0 for the others)
+  /// The call's elements as every rank gives them: the vector (broadcast, reduce,
+  /// allreduce, scan) or the block per rank (the others); 0 where they may differ
+  /// (alltoallv) or there are none (barrier).
+  std::size_t count = 0;
+  std::ptrdiff_t distance = 0;   ///< shift: the distance q modulo p, in [0, p) (0 for the others)
 };
 
 /// Work of a step that touches no memory of the step's messages (the executor's local

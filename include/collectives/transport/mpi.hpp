@@ -172,7 +172,8 @@ struct Options {
   /// See overlap_work_bytes.
   std::size_t overlap_work_min_bytes = 1024;
   /// Opt-in consistency check: before each collective call the ranks compare its
-  /// collective, algorithm, root, number of steps and element size (one MPI_Iallreduce of
+  /// collective, algorithm, root, shift distance, number of steps, element count and
+  /// element size (StepInfo; one MPI_Iallreduce of
   /// a hash, a few microseconds), and every rank throws CallMismatch if they differ, where
   /// otherwise ranks that disagree on a root may each finish with their own result and only
   /// a leftover message tells (README "Transports"). false: the environment variable
@@ -298,7 +299,8 @@ public:
   bool checks_calls() const noexcept { return check_calls_; }
   /// The consistency check of one call (the executor calls it before the call's first step
   /// when checks_calls()): throws CallMismatch on every rank if any rank's collective,
-  /// algorithm, root, steps or element size differ. collective: every rank must call it.
+  /// algorithm, root, shift distance, steps, element count or element size differ.
+  /// collective: every rank must call it.
   void check_call(const StepInfo& info);
 
 private:

@@ -666,6 +666,8 @@ COLLECTIVES_DECL void Endpoint::check_call(const StepInfo& info)
   mix(info.root);
   mix(info.steps);
   mix(info.element_bytes);
+  mix(info.count);
+  mix(static_cast<std::uint64_t>(info.distance));
   const auto mine = static_cast<std::int64_t>(h >> 2);
   std::int64_t v[2] = {mine, -mine};
   MPI_Request req = MPI_REQUEST_NULL;
@@ -680,12 +682,14 @@ COLLECTIVES_DECL void Endpoint::check_call(const StepInfo& info)
     }
   }
   if (v[0] == mine && -v[1] == mine) return;
+  const std::string distance = info.collective == "shift" ? ", distance " + std::to_string(info.distance) : "";
   throw CallMismatch("collectives::mpi: rank " + std::to_string(rank_) + ": the ranks do not make the same call " +
                      std::to_string(info.call) + ": this rank's is " + std::string(info.collective) + " (" +
-                     std::string(info.algorithm) + ", root " + std::to_string(info.root) + ", " +
-                     std::to_string(info.steps) + " steps, " + std::to_string(info.element_bytes) +
-                     "-byte elements), and another rank's collective, algorithm, root, steps or element size "
-                     "differ (Options::check_calls). " + collectives::detail::mismatch_causes);
+                     std::string(info.algorithm) + ", root " + std::to_string(info.root) + distance + ", " +
+                     std::to_string(info.steps) + " steps, " + std::to_string(info.count) + " elements of " +
+                     std::to_string(info.element_bytes) +
+                     " bytes), and another rank's collective, algorithm, root, distance, steps, element count or "
+                     "element size differ (Options::check_calls). " + collectives::detail::mismatch_causes);
 }
 
 COLLECTIVES_DECL void Endpoint::watchdog(std::size_t first_send, std::chrono::steady_clock::duration waited) const
