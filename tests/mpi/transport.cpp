@@ -488,23 +488,59 @@ TEST_CASE("bad arguments and MPI errors are exceptions naming the problem", "[mp
     CHECK(!mpi::detail::error_string(MPI_ERR_RANK).empty());
   }
 
-  // A real MPI failure: a null communicator. Its errors go to MPI_COMM_WORLD's handler,
-  // made MPI_ERRORS_RETURN for the occasion.
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN); // MPI 4 raises them there
-  std::string what, call;
+  // Without a rank (the endpoint's constructor before it knows its own).
   try {
-    mpi::Endpoint bad(MPI_COMM_NULL);
+    mpi::detail::check(MPI_ERR_COMM, "MPI_Example", mpi::detail::unknown_rank);
+    FAIL("check did not throw");
   } catch (const mpi::Error& e) {
-    what = e.what();
-    call = e.call();
+    CHECK(contains(e.what(), "MPI_Example failed: "));
   }
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
-  MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
-  INFO(what);
-  CHECK(call == "MPI_Comm_rank");
-  CHECK(contains(what, "MPI_Comm_rank failed"));
-  CHECK(contains(what, "MPI_ERR_COMM"));
+
+  // Communicators the endpoint cannot serve: std::invalid_argument, before any call on
+  // them (MPI_COMM_NULL's errors would go to MPI's handler, by default a job abort; an
+  // inter-communicator crashed in Open MPI's MPI_Comm_split_type).
+  const auto refusal = [](MPI_Comm comm) -> std::string {
+    try {
+      mpi::Endpoint bad(comm);
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "(taken)";
+  };
+  CHECK(contains(refusal(MPI_COMM_NULL), "the communicator is MPI_COMM_NULL"));
+  if (p >= 2) {
+    MPI_Comm half = MPI_COMM_NULL, inter = MPI_COMM_NULL;
+    MPI_Comm_split(MPI_COMM_WORLD, int(me % 2), int(me), &half);
+    // The other group's leader: world rank 1 for the even ranks, 0 for the odd.
+    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, me % 2 == 0 ? 1 : 0, 77, &inter);
+    CHECK(contains(refusal(inter), "inter-communicator"));
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&half);
+  }
+
+  // A real MPI failure: every rank sends 8 bytes from a null pointer to the next one
+  // (MPI_ERR_BUFFER from MPI's argument check, so no rank waits for a message).
+  if (p >= 2) {
+    std::string what, call;
+    int code = MPI_SUCCESS;
+    or_abort([&] {
+      mpi::Endpoint ep;
+      const ConstBytes nothing{nullptr, 8};
+      const SendRequest send{(me + 1) % p, {&nothing, 1}};
+      try {
+        ep.exchange({&send, 1}, {});
+      } catch (const mpi::Error& e) {
+        what = e.what();
+        call = e.call();
+        code = e.code();
+      }
+    });
+    INFO(what);
+    CHECK(call.starts_with("MPI_"));
+    CHECK(code != MPI_SUCCESS);
+    CHECK(contains(what, call + " failed on rank " + std::to_string(me) + ": "));
+    CHECK(contains(what, mpi::detail::error_string(code)));
+  }
 }
 
 namespace {

@@ -111,12 +111,15 @@ namespace detail {
 /// MPI's text for an error code (the code itself if MPI has none).
 COLLECTIVES_DECL std::string error_string(int code);
 
+/// A rank not yet known (an error's text then names none).
+inline constexpr std::size_t unknown_rank = static_cast<std::size_t>(-1);
+
 /// Throws Error for a code other than MPI_SUCCESS (check's failure path).
 [[noreturn]] COLLECTIVES_COLD COLLECTIVES_DECL void throw_error(int code, const char* call, std::size_t rank);
 
 /// Throws Error unless code is MPI_SUCCESS. Needs MPI_ERRORS_RETURN on the communicator
 /// the call used (the default, MPI_ERRORS_ARE_FATAL, never returns). Inline: a step makes
-/// three or four MPI calls, each checked.
+/// three or four MPI calls, each checked. `rank`: this rank, or unknown_rank.
 inline void check(int code, const char* call, std::size_t rank)
 {
   if (code != MPI_SUCCESS) [[unlikely]]
@@ -195,7 +198,8 @@ class Endpoint {
 public:
   /// Duplicates `comm` (MPI_COMM_WORLD by default) and sets MPI_ERRORS_RETURN on the copy.
   /// Throws std::logic_error if MPI is not initialised, std::invalid_argument for bad
-  /// options, Error if MPI fails.
+  /// options, MPI_COMM_NULL or an inter-communicator, Error if MPI fails (on `comm` itself
+  /// only where its error handler returns: MPI's default aborts the job).
   explicit Endpoint(MPI_Comm comm = MPI_COMM_WORLD, Options options = {});
 
   Endpoint(const Endpoint&) = delete;

@@ -21,9 +21,8 @@ COLLECTIVES_DECL std::string error_string(int code)
 
 COLLECTIVES_DECL void throw_error(int code, const char* call, std::size_t rank)
 {
-  throw Error(code, call,
-              std::string("collectives::mpi: ") + call + " failed on rank " + std::to_string(rank) + ": " +
-                  error_string(code));
+  const std::string where = rank == unknown_rank ? "" : " on rank " + std::to_string(rank);
+  throw Error(code, call, std::string("collectives::mpi: ") + call + " failed" + where + ": " + error_string(code));
 }
 
 COLLECTIVES_DECL bool is_truncation(int code)
@@ -85,8 +84,17 @@ COLLECTIVES_DECL Endpoint::Endpoint(MPI_Comm comm, Options options) : options_(o
   if (options_.max_message_bytes == 0 || options_.max_message_bytes > static_cast<std::size_t>(INT_MAX))
     throw std::invalid_argument("collectives::mpi::Endpoint: max_message_bytes must be in 1 .. INT_MAX, not " +
                                 std::to_string(options_.max_message_bytes));
+  // (Before the first call on it: the caller's communicator keeps the caller's error
+  // handler, by default one that aborts the job.)
+  if (comm == MPI_COMM_NULL)
+    throw std::invalid_argument("collectives::mpi::Endpoint: the communicator is MPI_COMM_NULL");
+  int inter = 0;
+  detail::check(MPI_Comm_test_inter(comm, &inter), "MPI_Comm_test_inter", detail::unknown_rank);
+  if (inter != 0)
+    throw std::invalid_argument("collectives::mpi::Endpoint: the communicator is an inter-communicator; the "
+                                "collectives run within one group (MPI_Intercomm_merge makes one)");
   int rank = 0, size = 0;
-  detail::check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank", 0);
+  detail::check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank", detail::unknown_rank);
   detail::check(MPI_Comm_size(comm, &size), "MPI_Comm_size", static_cast<std::size_t>(rank));
   rank_ = static_cast<std::size_t>(rank);
   size_ = static_cast<std::size_t>(size);
