@@ -1260,7 +1260,28 @@ TEST_CASE("threads: Communicator rejects a topology of another size", "[threads]
     sizes[ep.rank()] = a.size() + b.size() + c.size() + d.size();
   });
   CHECK(sizes == std::vector<std::size_t>(4, 16));
-  // A dynamic topology other than Ring<> needs its shape.
+  // A run-time topology the endpoint's size decides takes it (issue 6): a hypercube, a
+  // torus with one run-time extent, a fully connected network.
+  std::vector<std::size_t> shapes(4);
+  team.run([&](threads::Endpoint& ep) {
+    Communicator<threads::Endpoint, Hypercube<>> h(ep);
+    Communicator<threads::Endpoint, Mesh<2>> m(ep);
+    Communicator<threads::Endpoint, Torus<dynamic_extent, 2, 1>> t(ep);
+    Communicator<threads::Endpoint, FullyConnected<>> f(ep);
+    shapes[ep.rank()] = h.topology().ndims() * 1000 + m.topology().extent(1) * 100 + t.topology().extent(0) * 10 +
+                        f.size();
+  });
+  CHECK(shapes == std::vector<std::size_t>(4, 2000 + 200 + 20 + 4));
+  threads::Team six{6};
+  CHECK_THROWS_MATCHES(six.run([](threads::Endpoint& ep) { Communicator<threads::Endpoint, Hypercube<>> c(ep); }),
+                       std::invalid_argument,
+                       Catch::Matchers::Message("collectives::Communicator: the endpoint has 6 ranks, which the "
+                                                "topology cannot have (collectives::Hypercube::of_size: p must be a "
+                                                "power of two)"));
+  CHECK_THROWS_WITH(six.run([](threads::Endpoint& ep) { Communicator<threads::Endpoint, Mesh<4>> c(ep); }),
+                    Contains("the endpoint has 6 ranks") && Contains("6 nodes are not a positive multiple of the static "
+                                                                     "extents' product 4"));
+  // Several run-time extents: the shape must be given.
   STATIC_REQUIRE(!std::is_constructible_v<Communicator<threads::Endpoint, Mesh<>>, threads::Endpoint&>);
   STATIC_REQUIRE(std::is_constructible_v<Communicator<threads::Endpoint, Torus<2, 2>>, threads::Endpoint&>);
 }

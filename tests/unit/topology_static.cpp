@@ -12,6 +12,7 @@
 #include <collectives/topology.hpp>
 
 #include <array>
+#include <stdexcept>
 #include <cstddef>
 #include <type_traits>
 
@@ -501,4 +502,20 @@ TEST_CASE("topology static tier: conversions keep the topology", "[topology][sta
   CHECK(half.extent(1) == 6);
   const Hypercube<4> cube{Hypercube<>::of_dims(4)};
   CHECK(cube.size() == 16);
+}
+
+TEST_CASE("topology static tier: of_size builds the topology a number of nodes decides", "[topology][static]")
+{
+  // At compile time where p is constant.
+  static_assert(Ring<>::of_size(6) == Ring<>{6});
+  static_assert(Mesh<2, dyn_extent>::of_size(6).extent(1) == 3);
+  static_assert(Torus<dyn_extent, 2, 2>::of_size(12).extent(0) == 3);
+  static_assert(Mesh<2, 3>::of_size(6).size() == 6);
+  static_assert(Hypercube<>::of_size(16).ndims() == 4);
+  // At run time, a p the topology cannot have is std::invalid_argument naming it.
+  CHECK_THROWS_WITH((Mesh<4, dyn_extent>::of_size(6)),
+                    "collectives::Torus::of_size: 6 nodes are not a positive multiple of the static extents' product 4");
+  CHECK_THROWS_WITH((Mesh<2, 3>::of_size(5)), "collectives::Torus::of_size: 5 nodes, but the static torus has 6");
+  CHECK_THROWS_AS(Ring<>::of_size(0), std::invalid_argument);
+  CHECK_THROWS_AS(Hypercube<>::of_size(6), std::invalid_argument);
 }

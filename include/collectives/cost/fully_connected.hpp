@@ -32,6 +32,9 @@ public:
     else detail::require(p == P, "collectives::FullyConnected: the given size differs from the static one");
   }
 
+  /// The same as FullyConnected(p): Communicator(ep) takes it from the endpoint's size.
+  static constexpr FullyConnected of_size(std::size_t p) { return FullyConnected(p); }
+
   constexpr std::size_t size() const noexcept
   {
     if constexpr (P == dynamic_extent) return p_[0];

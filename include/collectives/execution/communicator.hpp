@@ -19,6 +19,24 @@
 namespace collectives {
 
 namespace detail {
+/// A topology that T::of_size(p) builds from its number of nodes.
+template <class T>
+concept sized_by_count = requires(std::size_t p) {
+  { T::of_size(p) } -> std::convertible_to<T>;
+};
+
+/// T::of_size(p), its error naming p as the endpoint's size.
+template <class T>
+T topology_of_size(std::size_t p)
+{
+  try {
+    return T::of_size(p);
+  } catch (const std::invalid_argument& e) {
+    throw_invalid({"collectives::Communicator: the endpoint has ", p, " ranks, which the topology cannot have (",
+                   e.what(), ")"});
+  }
+}
+
 /// The model an endpoint suggests for its transport (cost_model()), else the default.
 template <endpoint E>
 CostModel endpoint_cost_model(const E& ep)
@@ -59,15 +77,22 @@ public:
                              topo_.size(), " nodes"});
   }
 
-  /// A ring of the endpoint's size.
-  explicit Communicator(E& ep) requires std::same_as<T, Ring<>> : Communicator(ep, Ring<>{ep.size()}) {}
+  /// A run-time topology of the endpoint's size, T::of_size(ep.size()): Ring<> (the
+  /// default), Hypercube<> (p a power of two), a torus with one run-time extent
+  /// (Mesh<4>: p a multiple of 4), FullyConnected<>, or a user's topology that offers
+  /// of_size. std::invalid_argument naming the endpoint's size when T cannot have it.
+  /// (Mesh<> and other tori with several run-time extents need them given.)
+  explicit Communicator(E& ep)
+    requires(static_size_v<T> == dynamic_extent && detail::sized_by_count<T>)
+    : Communicator(ep, detail::topology_of_size<T>(ep.size()))
+  {
+  }
   /// A static topology (Ring<8>, Mesh<2, 4>, ...): its size must be the endpoint's.
   explicit Communicator(E& ep)
-    requires(!std::same_as<T, Ring<>> && static_size_v<T> != dynamic_extent && std::default_initializable<T>)
+    requires(static_size_v<T> != dynamic_extent && std::default_initializable<T>)
     : Communicator(ep, T{})
   {
   }
-
   std::size_t rank() const { return ep_->rank(); }
   std::size_t size() const { return topo_.size(); }
   constexpr const T& topology() const { return topo_; }

@@ -152,6 +152,25 @@ public:
     return r;
   }
 
+  /// The torus of p nodes where p decides it: the run-time extent (at most one) is p over
+  /// the static extents' product, which must divide it (Ring<>::of_size(6) is Ring<>{6},
+  /// Mesh<2>::of_size(6) is Mesh<2>{3}); a static torus must have p nodes. Throws
+  /// std::invalid_argument naming p otherwise (a compile error when constant).
+  static constexpr Torus of_size(std::size_t p)
+    requires(n_dynamic_ <= 1)
+  {
+    if constexpr (n_dynamic_ == 0) {
+      if (p != static_product())
+        detail::throw_invalid({"collectives::Torus::of_size: ", p, " nodes, but the static torus has ", static_product()});
+      return Torus{};
+    } else {
+      if (p == 0 || p % static_product() != 0)
+        detail::throw_invalid({"collectives::Torus::of_size: ", p,
+                               " nodes are not a positive multiple of the static extents' product ", static_product()});
+      return Torus(p / static_product());
+    }
+  }
+
   friend constexpr bool operator==(const Torus& a, const Torus& b)
   {
     for (std::size_t i = 0; i < n_; ++i)
