@@ -28,8 +28,8 @@
 // the collective batch just before it (so it is not quite the ratio of the two printed
 // medians); "roof B" is the bytes of the busiest rank.
 //
-// On a terminal the programs show which cell runs and how many are left (Progress; off
-// when stdout is not a terminal, so files and pipes get the table alone). With
+// On a terminal the programs show which cell runs and how many are left (Progress, on
+// stderr: stdout, redirected, gets the table alone, under mpirun too). With
 // COLLECTIVES_TRACE=file.json every cell's warm-up calls are traced (TracingEndpoint)
 // into that file, one process per cell, for Perfetto / chrome://tracing; the timed
 // iterations never are.
@@ -384,12 +384,14 @@ private:
 // Progress on the terminal
 
 /// A one-line display of the cell being measured and how many are left, redrawn in place
-/// on stdout when stdout is a terminal (and nothing otherwise). Rows printed by
-/// print_row clear it first. One at a time per program.
+/// on stderr when stderr is a terminal (and nothing otherwise): stdout, redirected, holds
+/// the table alone, also under mpirun, which gives each rank a terminal of its own for
+/// stdout whatever mpirun's own stdout is. Rows printed by print_row clear it first. One at
+/// a time per program.
 class Progress {
 public:
   /// `total`: the cells the program will go through (measured or skipped).
-  explicit Progress(std::size_t total) : total_(total), on_(stdout_is_terminal())
+  explicit Progress(std::size_t total) : total_(total), on_(stderr_is_terminal())
   {
     active() = this;
   }
@@ -406,9 +408,10 @@ public:
   {
     ++done_;
     if (!on_) return;
-    std::printf("\r\033[K[cell %zu/%zu, %zu left] %s", done_, total_, total_ > done_ ? total_ - done_ : 0,
-                what.c_str());
-    std::fflush(stdout);
+    std::fflush(stdout); // the rows before it first
+    std::fprintf(stderr, "\r\033[K[cell %zu/%zu, %zu left] %s", done_, total_, total_ > done_ ? total_ - done_ : 0,
+                 what.c_str());
+    std::fflush(stderr);
     shown_ = true;
   }
   /// Counts a cell that does not run (its algorithm does not fit).
@@ -417,8 +420,8 @@ public:
   void clear()
   {
     if (!shown_) return;
-    std::printf("\r\033[K");
-    std::fflush(stdout);
+    std::fprintf(stderr, "\r\033[K");
+    std::fflush(stderr);
     shown_ = false;
   }
   std::size_t done() const { return done_; }
@@ -429,10 +432,10 @@ public:
     static Progress* p = nullptr;
     return p;
   }
-  static bool stdout_is_terminal()
+  static bool stderr_is_terminal()
   {
 #if defined(__unix__)
-    return isatty(fileno(stdout)) != 0;
+    return isatty(fileno(stderr)) != 0;
 #else
     return false;
 #endif
