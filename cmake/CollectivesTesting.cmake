@@ -120,6 +120,21 @@ function(collectives_use_test_pch target)
   target_precompile_headers(${target} REUSE_FROM ${pch})
 endfunction()
 
+# catch_discover_tests with several LABELS: Catch2 2.13 passes PROPERTIES on as separate
+# arguments, so a list of labels took the next property's name as its value (the unit tests
+# had the label `unit` alone and lost their TIMEOUT and COST). The labels are set by a script
+# ctest includes after the discovered tests.
+#   collectives_discover_tests(<target> [TEST_PREFIX <prefix>] LABELS <label>... [PROPERTIES <name value>...])
+function(collectives_discover_tests target)
+  cmake_parse_arguments(arg "" "TEST_PREFIX" "LABELS;PROPERTIES" ${ARGN})
+  set(tests_var ${target}_discovered)
+  catch_discover_tests(${target} TEST_PREFIX "${arg_TEST_PREFIX}" TEST_LIST ${tests_var} PROPERTIES ${arg_PROPERTIES})
+  set(script "${CMAKE_CURRENT_BINARY_DIR}/${target}_labels.cmake")
+  file(WRITE "${script}"
+    "if(${tests_var})\n  set_tests_properties(\${${tests_var}} PROPERTIES LABELS \"${arg_LABELS}\")\nendif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${script}")
+endfunction()
+
 function(collectives_add_unit_tests family)
   set(sources ${ARGN})
   collectives_catch_main()
@@ -133,7 +148,7 @@ function(collectives_add_unit_tests family)
   # -> 140-142 s of CPU for the six families of several files). So the names at namespace scope of a family's
   # files must differ from file to file.
   set_target_properties(${exe} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 0)
-  catch_discover_tests(${exe} PROPERTIES LABELS "unit;${family}" TIMEOUT 600)
+  collectives_discover_tests(${exe} LABELS unit ${family} PROPERTIES TIMEOUT 600)
 endfunction()
 
 # ---------------------------------------------------------------------------
@@ -239,6 +254,12 @@ function(collectives_add_mpi_test name source)
   endif()
   if(NOT arg_TIMEOUT)
     set(arg_TIMEOUT 120)
+  endif()
+  # No TCP counts (the sanitizers' presets): one run over shared memory, at the test's
+  # largest count.
+  if(COLLECTIVES_TEST_MPI_TCP_NPROCS STREQUAL "" AND arg_NPROCS)
+    list(GET arg_NPROCS -1 arg_NPROCS)
+    set(arg_TCP_NPROCS)
   endif()
 
   _collectives_detect_open_mpi(is_open_mpi)

@@ -1,4 +1,4 @@
-// expect: throw_invalid
+// expect: is not a node of a topology of
 //
 // A static topology's neighbour of a node it does not have is a compile error in constant
 // evaluation (Ring<5> has nodes 0..4; neighbor(7, 0) used to answer 8). The twin asks for
