@@ -131,7 +131,11 @@ function(collectives_discover_tests target)
   catch_discover_tests(${target} TEST_PREFIX "${arg_TEST_PREFIX}" TEST_LIST ${tests_var} PROPERTIES ${arg_PROPERTIES})
   set(script "${CMAKE_CURRENT_BINARY_DIR}/${target}_labels.cmake")
   file(WRITE "${script}"
-    "if(${tests_var})\n  set_tests_properties(\${${tests_var}} PROPERTIES LABELS \"${arg_LABELS}\")\nendif()\n")
+    "if(${tests_var})\n  set_tests_properties(\${${tests_var}} PROPERTIES LABELS \"${arg_LABELS}\")\n"
+    # An executable that lists no test (a broken discovery, every TEST_CASE compiled out)
+    # must not let ctest report success over nothing: a test that fails names it.
+    "else()\n  add_test(${target}_NO_TESTS_DISCOVERED ${target}_NO_TESTS_DISCOVERED)\n"
+    "  set_tests_properties(${target}_NO_TESTS_DISCOVERED PROPERTIES LABELS \"${arg_LABELS}\")\nendif()\n")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${script}")
 endfunction()
 
@@ -375,10 +379,18 @@ endfunction()
 # Consumer projects: configure, build and run the CMake project in SOURCE_DIR
 # as a separate build (same generator, compiler and flags), as three tests chained
 # by fixtures:  consumer.<name>.configure -> .build -> .run (and .run_compiled, the
-# project's consumer_compiled on collectives::compiled, unless HEADER_ONLY)
+# project's consumer_compiled on collectives::compiled, unless HEADER_ONLY; with MPI, when
+# this build found MPI, .run_mpi and .run_mpi_compiled: the project's consumer_mpi and
+# consumer_mpi_compiled under mpiexec -n 2, configured with -DCOLLECTIVES_CONSUMER_MPI=ON)
 # ---------------------------------------------------------------------------
 function(collectives_add_consumer_test name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "HEADER_ONLY" "SOURCE_DIR" "FIXTURES_REQUIRED;CONFIGURE_ARGS")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "HEADER_ONLY;MPI" "SOURCE_DIR" "FIXTURES_REQUIRED;CONFIGURE_ARGS")
+  if(arg_MPI AND NOT TARGET collectives::mpi)
+    set(arg_MPI OFF) # this build found no MPI: the project builds without it
+  endif()
+  if(arg_MPI)
+    list(APPEND arg_CONFIGURE_ARGS -DCOLLECTIVES_CONSUMER_MPI=ON)
+  endif()
   set(bin "${CMAKE_BINARY_DIR}/consumers/${name}")
   set(prefix consumer.${name})
 
@@ -416,6 +428,15 @@ function(collectives_add_consumer_test name)
   if(NOT arg_HEADER_ONLY)
     add_test(NAME ${prefix}.run_compiled COMMAND "${bin}/consumer_compiled") # collectives::compiled
     list(APPEND runs ${prefix}.run_compiled)
+  endif()
+  if(arg_MPI) # consumer_mpi (collectives::mpi) and consumer_mpi_compiled (collectives::compiled_mpi)
+    foreach(variant mpi mpi_compiled)
+      add_test(NAME ${prefix}.run_${variant}
+        COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 ${MPIEXEC_PREFLAGS}
+                "${bin}/consumer_${variant}" ${MPIEXEC_POSTFLAGS})
+      collectives_mpi_test_environment(${prefix}.run_${variant})
+      list(APPEND runs ${prefix}.run_${variant})
+    endforeach()
   endif()
   set_tests_properties(${runs} PROPERTIES
     FIXTURES_REQUIRED "${arg_FIXTURES_REQUIRED};${prefix}.built")
