@@ -426,7 +426,10 @@ TEST_CASE("reductions: sizes 0, 1 and 7, in place too, every algorithm, p = 1..4
 
 TEST_CASE("reductions: sizes 0, 1 and 7, in place too, every algorithm, p = 5..12", "[reductions]")
 {
-  check_operators({5, 7, 8, 12}, true);
+  if (sanitized)
+    check_operators({7, 8}, true);
+  else
+    check_operators({5, 7, 8, 12}, true);
 }
 
 TEST_CASE("reductions: every operator, sizes 0, 1 and 7, in place too, p = 1..4", "[reductions]")
@@ -436,10 +439,14 @@ TEST_CASE("reductions: every operator, sizes 0, 1 and 7, in place too, p = 1..4"
 
 TEST_CASE("reductions: every operator, sizes 0, 1 and 7, in place too, p = 5..12", "[reductions]")
 {
-  check_operators({5, 7, 8, 12}, false);
+  // (Under a sanitizer: p = 5 and 12, and 33 ranks for the concatenation.)
+  if (sanitized)
+    check_operators({5, 12}, false);
+  else
+    check_operators({5, 7, 8, 12}, false);
   // Concatenation over many ranks: the rank order is spelled out in the result.
   check_all<Algorithms::defaults>(Ring<>{33}, concatenation(), 2);
-  check_all<Algorithms::defaults>(Ring<>{64}, concatenation(), 1);
+  if (!sanitized) check_all<Algorithms::defaults>(Ring<>{64}, concatenation(), 1);
 }
 
 TEST_CASE("reductions: std::multiplies<> and minimum on a type of the user's keep the rank order", "[reductions]")
@@ -1006,7 +1013,10 @@ TEST_CASE("allreduce: floating point is bit-identical on every rank and every ru
 
 TEST_CASE("allreduce: floating point is bit-identical on every rank and every run, p = 8..16", "[reductions][allreduce]")
 {
-  check_bit_identical({8, 12, 13, 16});
+  if (sanitized)
+    check_bit_identical({8, 13});
+  else
+    check_bit_identical({8, 12, 13, 16});
 }
 
 namespace {

@@ -101,7 +101,9 @@ COLLECTIVES_SWEEP_TEST_CASES("rooted: every broadcast, scatter and gather algori
 
 TEST_CASE("rooted: sizes 0, 1 and 7 of char, double and Particle", "[rooted]")
 {
-  for (std::size_t p : {1, 2, 3, 4, 5, 8, 12, 13}) {
+  const std::vector<std::size_t> ps = sanitized ? std::vector<std::size_t>{1, 2, 3, 5, 8, 13}
+                                                : std::vector<std::size_t>{1, 2, 3, 4, 5, 8, 12, 13};
+  for (std::size_t p : ps) {
     INFO("p = " << p);
     for (std::size_t n : {0, 1, 7}) {
       check_all<char>(Ring<>{p}, n);
