@@ -3,8 +3,8 @@
 //   mpirun -n 8 --oversubscribe ./mpi_collectives [--min-bytes N] [--max-bytes N]
 //          [--collectives a,b,...] [--rounds R] [--scale S] [--median] [--rows] [--no-threads]
 //
-// For each collective (broadcast, reduce, allgather, reduce_scatter, allreduce, scan, scatter,
-// gather, alltoall, alltoallv, barrier) and each size (8 B .. 1 MiB by factors of 4; barrier:
+// For each collective (broadcast, reduce, allgather, reduce_scatter, allreduce, scan, exscan,
+// scatter, gather, alltoall, alltoallv, barrier) and each size (8 B .. 1 MiB by factors of 4; barrier:
 // none) it times, in the same run and at the same p:
 //   native     Open MPI's own call (reduce_scatter: MPI_Reduce_scatter_block);
 //   default    the library's front end over collectives::mpi::Endpoint, no algorithm named;
@@ -18,7 +18,7 @@
 //              and the same loop through mpi::Endpoint::exchange (no schedule, no executor);
 //              a line after their table counts the sizes where the library's pairwise is
 //              within 1.05x of the loop by hand (issue 12's target).
-// Sizes: the message of broadcast, reduce, allreduce and scan (a vector of doubles, m/8 of
+// Sizes: the message of broadcast, reduce, allreduce, scan and exscan (a vector of doubles, m/8 of
 // them, at least one, summed); one rank's block for allgather, scatter, gather,
 // reduce_scatter and alltoall; the mean block of alltoallv (rank i sends m/2, m or 3m/2 bytes
 // to rank j by (i + j) mod 3). Root 0.
@@ -72,14 +72,14 @@ namespace {
 using namespace bench;
 
 const std::vector<std::string> collective_names{"broadcast", "reduce",  "allgather", "reduce_scatter",
-                                                "allreduce", "scan",    "scatter",   "gather",
-                                                "alltoall",  "alltoallv", "barrier"};
+                                                "allreduce", "scan",    "exscan",    "scatter",
+                                                "gather",    "alltoall",  "alltoallv", "barrier"};
 
 const char* const usage_text =
   "usage: mpi_collectives [--min-bytes N] [--max-bytes N] [--collectives a,b,...] [--rounds R]\n"
   "                       [--scale S] [--median] [--rows] [--no-threads]\n"
   "  sizes: min-bytes, x4, ..., and max-bytes (K/M suffixes; default 8 .. 1M);\n"
-  "  collectives: broadcast reduce allgather reduce_scatter allreduce scan scatter gather\n"
+  "  collectives: broadcast reduce allgather reduce_scatter allreduce scan exscan scatter gather\n"
   "               alltoall alltoallv barrier (default all); --scale multiplies the iterations.\n";
 
 struct Args {
@@ -277,6 +277,24 @@ struct ScanCase {
   template <class Comm, class... Alg>
   void lib(Comm& c, Alg... a) { collectives::scan(c, send, recv, std::plus<>{}, a...); }
   std::span<const std::byte> result() const { return bytes_of(recv); }
+  static constexpr Collective collective = Collective::scan;
+};
+
+/// MPI_Exscan leaves rank 0's output undefined (the library leaves it untouched): rank 0
+/// compares nothing. The algorithms are scan's (exscan runs scan's schedules).
+struct ExscanCase {
+  static constexpr bool sized = true;
+  std::size_t r;
+  std::vector<double> send, recv;
+  ExscanCase(std::size_t, std::size_t rank, std::size_t m) : r(rank), send(vector_of(rank, doubles(m))), recv(doubles(m))
+  {
+    reset();
+  }
+  void reset() { std::fill(recv.begin(), recv.end(), -1.0); }
+  void native() { MPI_Exscan(send.data(), recv.data(), count(send.size()), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); }
+  template <class Comm, class... Alg>
+  void lib(Comm& c, Alg... a) { collectives::exscan(c, send, recv, std::plus<>{}, a...); }
+  std::span<const std::byte> result() const { return r == 0 ? std::span<const std::byte>{} : bytes_of(recv); }
   static constexpr Collective collective = Collective::scan;
 };
 
@@ -970,8 +988,8 @@ int run_all(int argc, char** argv)
   std::optional<Progress> progress;
   if (run.me == 0) {
     std::size_t cells = 0;
-    for (const char* n : {"broadcast", "reduce", "allgather", "reduce_scatter", "allreduce", "scan", "scatter", "gather",
-                          "alltoall", "alltoallv"})
+    for (const char* n : {"broadcast", "reduce", "allgather", "reduce_scatter", "allreduce", "scan", "exscan",
+                          "scatter", "gather", "alltoall", "alltoallv"})
       cells += selected(run.args.collectives, n) ? run.sizes.size() : 0;
     cells += selected(run.args.collectives, "barrier") ? 1 : 0;
     run.progress = &progress.emplace(cells);
@@ -982,6 +1000,7 @@ int run_all(int argc, char** argv)
   bench_collective<ReduceScatterCase>(run, "reduce_scatter");
   bench_collective<AllreduceCase>(run, "allreduce");
   bench_collective<ScanCase>(run, "scan");
+  bench_collective<ExscanCase>(run, "exscan");
   bench_collective<ScatterCase>(run, "scatter");
   bench_collective<GatherCase>(run, "gather");
   bench_collective<AlltoallCase>(run, "alltoall");
