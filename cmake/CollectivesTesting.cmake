@@ -257,7 +257,10 @@ function(collectives_add_mpi_test name source)
     set(arg_TCP_NPROCS 2 8)
   endif()
   if(NOT arg_TIMEOUT)
-    set(arg_TIMEOUT 120)
+    # 300 s: the longest run (reductions, 8 ranks over TCP on 2 cores) takes about 10 s on
+    # a quiet machine and 210 s beside two busy loops (ranks that poll for a message get a
+    # core only between the loops' time slices); a hang still ends, at the watchdog or here.
+    set(arg_TIMEOUT 300)
   endif()
   # No TCP counts (the sanitizers' presets): one run over shared memory, at the test's
   # largest count.
