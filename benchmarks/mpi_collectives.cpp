@@ -988,10 +988,8 @@ int run_all(int argc, char** argv)
   std::optional<Progress> progress;
   if (run.me == 0) {
     std::size_t cells = 0;
-    for (const char* n : {"broadcast", "reduce", "allgather", "reduce_scatter", "allreduce", "scan", "exscan",
-                          "scatter", "gather", "alltoall", "alltoallv"})
-      cells += selected(run.args.collectives, n) ? run.sizes.size() : 0;
-    cells += selected(run.args.collectives, "barrier") ? 1 : 0;
+    for (const std::string& n : collective_names)
+      if (selected(run.args.collectives, n)) cells += n == "barrier" ? 1 : run.sizes.size();
     run.progress = &progress.emplace(cells);
   }
   bench_collective<BroadcastCase>(run, "broadcast");

@@ -1,7 +1,7 @@
-// MPI consumer smoke test, shared by the find_package and add_subdirectory consumer
-// projects: links collectives::mpi (header-only) or collectives::compiled_mpi (the
-// transports' non-template code compiled once) as a user's project would, and runs under
-// mpiexec. Exit status 0 when every rank's results match a serial reference.
+// MPI consumer smoke test of the find_package consumer project: links collectives::mpi
+// (header-only) or collectives::compiled_mpi (the transports' non-template code compiled
+// once) as a user's project would, and runs under mpiexec. Exit status 0 when every rank's
+// results match a serial reference.
 #include <collectives/collectives.hpp>
 #include <collectives/transport/mpi.hpp>
 

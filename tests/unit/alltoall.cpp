@@ -69,7 +69,7 @@ COLLECTIVES_ALGORITHM_SWEEP_TEST_CASES("alltoall: every algorithm matches the re
 
 TEST_CASE("alltoall: empty and odd-sized blocks of char, double and Particle", "[alltoall]")
 {
-  // (Under a sanitizer: one power of two, one composite and one prime fewer.)
+  // (Under a sanitizer: without 4, 7, 12 and 16; powers of two, primes and composites stay.)
   const std::vector<std::size_t> ps = sanitized ? std::vector<std::size_t>{1, 2, 3, 5, 8, 17}
                                                 : std::vector<std::size_t>{1, 2, 3, 4, 5, 7, 8, 12, 16, 17};
   for (std::size_t p : ps)
