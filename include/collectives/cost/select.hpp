@@ -202,9 +202,12 @@ constexpr Selection select_among(const boost::hana::tuple<A...>& candidates, con
     });
   }
   if constexpr (Symmetric) {
-    // After the seed, every other fitting candidate: first those that promise nothing, in
-    // the list's order, then those that promise a message in every step (a ring
-    // pipeline's hundreds of steps), the least time that promise allows first
+    // After the seed, every other fitting candidate: first those that promise nothing, the
+    // cheapest to work out first (the seed's measure: a mesh's dimensional all-to-all, 62
+    // steps, before the all-port one's 512 rounds of ten messages, which, worked out in the
+    // list's order under a best time it undercut, took clang++ past its limit on
+    // Mesh<32,32> store-and-forward), then those that promise a message in every step (a
+    // ring pipeline's hundreds of steps), the least time that promise allows first
     // (step_promise). A pipeline is then passed over on its promise alone once a cheaper
     // one is known: broadcast and reduce on Ring<1024>, with a hop as dear as a start-up,
     // or under store-and-forward with a million words a block, work out the staggered
@@ -214,7 +217,13 @@ constexpr Selection select_among(const boost::hana::tuple<A...>& candidates, con
     // earlier in the list.
     Selection best{};
     std::size_t fitting = 0;
-    std::array<std::pair<double, std::size_t>, sizeof...(A)> order{}; // (least time, position)
+    struct Pending {
+      double promise = 0;     // the least time its promise allows (0: none)
+      std::size_t work = 0;   // its steps times the messages of its busiest rank in step 0
+      std::size_t at = 0;     // its position in the list
+      constexpr bool before(const Pending& o) const { return promise < o.promise || (promise == o.promise && work < o.work); }
+    };
+    std::array<Pending, sizeof...(A)> order{};
     std::size_t pending = 0, at = 0;
     boost::hana::for_each(candidates, [&](auto tag) {
       using Tag = decltype(tag);
@@ -224,19 +233,18 @@ constexpr Selection select_among(const boost::hana::tuple<A...>& candidates, con
           if (at == first)
             best = Selection{at, Tag::name, first_time, 0};
           else
-            order[pending++] = {with_schedule(tag, topo, problem,
-                                              [&](const auto& sched, double m) {
-                                                return detail::step_promise(sched, topo, model, m).rest(0);
-                                              }),
-                                at};
+            order[pending++] = with_schedule(tag, topo, problem, [&](const auto& sched, double m) {
+              return Pending{detail::step_promise(sched, topo, model, m).rest(0),
+                             sched.num_steps() * std::max<std::size_t>(1, detail::messages_of_busiest(sched)), at};
+            });
         }
       ++at;
     });
-    for (std::size_t i = 1; i < pending; ++i) // (stable: equal bounds keep the list's order)
-      for (std::size_t j = i; j > 0 && order[j].first < order[j - 1].first; --j) std::swap(order[j], order[j - 1]);
+    for (std::size_t i = 1; i < pending; ++i) // (stable: equal keys keep the list's order)
+      for (std::size_t j = i; j > 0 && order[j].before(order[j - 1]); --j) std::swap(order[j], order[j - 1]);
     for (std::size_t i = 0; i < pending; ++i)
-      call_candidate_at<T>(candidates, order[i].second, [&](auto tag) {
-        const std::size_t here = order[i].second;
+      call_candidate_at<T>(candidates, order[i].at, [&](auto tag) {
+        const std::size_t here = order[i].at;
         const bool earlier = here < best.index; // wins a tie with the best so far
         const auto t = detail::predict_unless_beyond(tag, topo, model, problem, best.time, earlier);
         if (t && (*t < best.time || (*t == best.time && earlier)))
@@ -305,7 +313,7 @@ struct RunTimeSelection<T, boost::hana::tuple<A...>> {
   using type = std::conditional_t<on_twin, W, T>;
   static constexpr std::uint64_t allowed = [] {
     std::uint64_t mask = 0, bit = 1;
-    ((mask |= fits_topology_type<A, T> ? bit : 0, bit <<= 1), ...);
+    ((void(mask |= fits_topology_type<A, T> ? bit : 0), void(bit <<= 1)), ...);
     return on_twin ? mask : ~std::uint64_t{0};
   }();
 };
