@@ -120,7 +120,7 @@ int main(int argc, char** argv)
   std::vector<std::string> skipped;
   const auto sizes = message_sizes(settings, {});
   std::size_t listed = 0;
-  std::apply([&](const auto&... e) { ((listed += selected(settings.only, e.tag.name) ? 1 : 0), ...); }, algorithms);
+  std::apply([&](const auto&... e) { (count_if_selected(settings.only, e.tag.name, listed), ...); }, algorithms);
   Progress progress(settings.ps.size() * sizes.size() * listed);
   for (std::size_t p : settings.ps) {
     threads::Team team{p};

@@ -161,7 +161,7 @@ int main(int argc, char** argv)
   std::vector<Row> all;
   std::printf("%3s %-15s %-22s %7s %12s %12s %8s\n", "p", "collective", "algorithm", "m", "measured/s", "predicted/s",
               "error");
-  for (std::size_t d : {1, 2, 3}) {
+  for (std::size_t d : {1u, 2u, 3u}) {
     const Hypercube<> cube = Hypercube<>::of_dims(d);
     const std::size_t p = cube.size();
     threads::Team team{p};
@@ -194,7 +194,7 @@ int main(int argc, char** argv)
     all.insert(all.end(), rows.begin(), rows.end());
   }
   std::printf("\n");
-  for (std::size_t p : {2, 4, 8}) {
+  for (std::size_t p : {2u, 4u, 8u}) {
     std::vector<Row> some;
     for (const auto& r : all)
       if (r.p == p) some.push_back(r);

@@ -138,11 +138,11 @@ struct BroadcastCall : CallBase<Topo> {
   Tag tag;
   PageVector<unsigned char> buf;
 
-  BroadcastCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& prm)
-    : CallBase<Topo>(ep, topo, prm, ep.rank() == prm.root ? 0 : prm.m), tag(t), buf(prm.m)
+  BroadcastCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& params)
+    : CallBase<Topo>(ep, topo, params, ep.rank() == params.root ? 0 : params.m), tag(t), buf(params.m)
   {
     for (std::size_t e = 0; e < buf.size(); ++e)
-      buf[e] = this->is_root() ? pattern(prm.root, 0, e) : poison(prm.root, 0, e);
+      buf[e] = this->is_root() ? pattern(params.root, 0, e) : poison(params.root, 0, e);
   }
   void run() { collectives::broadcast(this->comm, buf, this->prm.root, tag); }
   bool check() const
@@ -159,9 +159,9 @@ struct ReduceCall : CallBase<Topo> {
   Tag tag;
   PageVector<double> send, recv;
 
-  ReduceCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& prm)
-    : CallBase<Topo>(ep, topo, prm, ep.rank() == prm.root ? doubles(prm.m) * sizeof(double) : 0), tag(t),
-      send(doubles(prm.m)), recv(doubles(prm.m), -1.0)
+  ReduceCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& params)
+    : CallBase<Topo>(ep, topo, params, ep.rank() == params.root ? doubles(params.m) * sizeof(double) : 0), tag(t),
+      send(doubles(params.m)), recv(doubles(params.m), -1.0)
   {
     for (std::size_t e = 0; e < send.size(); ++e) send[e] = value(this->r, e);
   }
@@ -181,9 +181,9 @@ struct AllreduceCall : CallBase<Topo> {
   Tag tag;
   PageVector<double> send, recv;
 
-  AllreduceCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& prm)
-    : CallBase<Topo>(ep, topo, prm, doubles(prm.m) * sizeof(double)), tag(t), send(doubles(prm.m)),
-      recv(doubles(prm.m), -1.0)
+  AllreduceCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& params)
+    : CallBase<Topo>(ep, topo, params, doubles(params.m) * sizeof(double)), tag(t), send(doubles(params.m)),
+      recv(doubles(params.m), -1.0)
   {
     for (std::size_t e = 0; e < send.size(); ++e) send[e] = value(this->r, e);
   }
@@ -203,9 +203,9 @@ struct ReduceScatterCall : CallBase<Topo> {
   std::size_t n;
   PageVector<double> send, recv;
 
-  ReduceScatterCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& prm)
-    : CallBase<Topo>(ep, topo, prm, (topo.size() - 1) * doubles(prm.m) * sizeof(double)), tag(t),
-      n(doubles(prm.m)), send(topo.size() * n), recv(n, -1.0)
+  ReduceScatterCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& params)
+    : CallBase<Topo>(ep, topo, params, (topo.size() - 1) * doubles(params.m) * sizeof(double)), tag(t),
+      n(doubles(params.m)), send(topo.size() * n), recv(n, -1.0)
   {
     for (std::size_t e = 0; e < send.size(); ++e) send[e] = value(this->r, e);
   }
@@ -224,9 +224,9 @@ struct ScanCall : CallBase<Topo> {
   Tag tag;
   PageVector<double> send, recv;
 
-  ScanCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& prm)
-    : CallBase<Topo>(ep, topo, prm, Exclusive && ep.rank() == 0 ? 0 : doubles(prm.m) * sizeof(double)), tag(t),
-      send(doubles(prm.m)), recv(doubles(prm.m), -1.0)
+  ScanCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& params)
+    : CallBase<Topo>(ep, topo, params, Exclusive && ep.rank() == 0 ? 0 : doubles(params.m) * sizeof(double)), tag(t),
+      send(doubles(params.m)), recv(doubles(params.m), -1.0)
   {
     for (std::size_t e = 0; e < send.size(); ++e) send[e] = value(this->r, e);
   }
@@ -255,12 +255,12 @@ struct AllgatherCall : CallBase<Topo> {
   Tag tag;
   PageVector<unsigned char> send, recv;
 
-  AllgatherCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& prm)
-    : CallBase<Topo>(ep, topo, prm, topo.size() * prm.m), tag(t), send(prm.m), recv(topo.size() * prm.m)
+  AllgatherCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& params)
+    : CallBase<Topo>(ep, topo, params, topo.size() * params.m), tag(t), send(params.m), recv(topo.size() * params.m)
   {
-    for (std::size_t e = 0; e < prm.m; ++e) send[e] = pattern(this->r, 0, e);
+    for (std::size_t e = 0; e < params.m; ++e) send[e] = pattern(this->r, 0, e);
     for (std::size_t j = 0; j < this->p; ++j)
-      for (std::size_t e = 0; e < prm.m; ++e) recv[j * prm.m + e] = poison(j, 0, e);
+      for (std::size_t e = 0; e < params.m; ++e) recv[j * params.m + e] = poison(j, 0, e);
   }
   void run() { collectives::allgather(this->comm, send, recv, tag); }
   bool check() const
@@ -279,14 +279,14 @@ struct ScatterCall : CallBase<Topo> {
   Tag tag;
   PageVector<unsigned char> send, recv;
 
-  ScatterCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& prm)
-    : CallBase<Topo>(ep, topo, prm, prm.m), tag(t), send(ep.rank() == prm.root ? topo.size() * prm.m : 0),
-      recv(prm.m)
+  ScatterCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& params)
+    : CallBase<Topo>(ep, topo, params, params.m), tag(t), send(ep.rank() == params.root ? topo.size() * params.m : 0),
+      recv(params.m)
   {
     if (this->is_root())
       for (std::size_t j = 0; j < this->p; ++j)
-        for (std::size_t e = 0; e < prm.m; ++e) send[j * prm.m + e] = pattern(prm.root, j, e);
-    for (std::size_t e = 0; e < prm.m; ++e) recv[e] = poison(prm.root, this->r, e);
+        for (std::size_t e = 0; e < params.m; ++e) send[j * params.m + e] = pattern(params.root, j, e);
+    for (std::size_t e = 0; e < params.m; ++e) recv[e] = poison(params.root, this->r, e);
   }
   void run() { collectives::scatter(this->comm, send, recv, this->prm.root, tag); }
   bool check() const
@@ -303,14 +303,14 @@ struct GatherCall : CallBase<Topo> {
   Tag tag;
   PageVector<unsigned char> send, recv;
 
-  GatherCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& prm)
-    : CallBase<Topo>(ep, topo, prm, ep.rank() == prm.root ? topo.size() * prm.m : 0), tag(t), send(prm.m),
-      recv(ep.rank() == prm.root ? topo.size() * prm.m : 0)
+  GatherCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& params)
+    : CallBase<Topo>(ep, topo, params, ep.rank() == params.root ? topo.size() * params.m : 0), tag(t), send(params.m),
+      recv(ep.rank() == params.root ? topo.size() * params.m : 0)
   {
-    for (std::size_t e = 0; e < prm.m; ++e) send[e] = pattern(this->r, 0, e);
+    for (std::size_t e = 0; e < params.m; ++e) send[e] = pattern(this->r, 0, e);
     if (this->is_root())
       for (std::size_t j = 0; j < this->p; ++j)
-        for (std::size_t e = 0; e < prm.m; ++e) recv[j * prm.m + e] = poison(j, 0, e);
+        for (std::size_t e = 0; e < params.m; ++e) recv[j * params.m + e] = poison(j, 0, e);
   }
   void run() { collectives::gather(this->comm, send, recv, this->prm.root, tag); }
   bool check() const
@@ -337,22 +337,22 @@ struct AlltoallvCall : CallBase<Topo> {
   std::vector<std::size_t> sc, sd, rc, rd;
   PageVector<unsigned char> send, recv;
 
-  static std::size_t received(std::size_t p, std::size_t m, std::size_t r)
+  static std::size_t received(std::size_t ranks, std::size_t m, std::size_t rank)
   {
     std::size_t total = 0;
-    for (std::size_t i = 0; i < p; ++i) total += v_count(m, i, r);
+    for (std::size_t i = 0; i < ranks; ++i) total += v_count(m, i, rank);
     return total;
   }
-  AlltoallvCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& prm)
-    : CallBase<Topo>(ep, topo, prm, received(topo.size(), prm.m, ep.rank())), tag(t), sc(this->p), sd(this->p),
+  AlltoallvCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& params)
+    : CallBase<Topo>(ep, topo, params, received(topo.size(), params.m, ep.rank())), tag(t), sc(this->p), sd(this->p),
       rc(this->p), rd(this->p)
   {
     std::size_t s_at = 0, r_at = 0;
     for (std::size_t j = 0; j < this->p; ++j) {
-      sc[j] = v_count(prm.m, this->r, j);
+      sc[j] = v_count(params.m, this->r, j);
       sd[j] = s_at;
       s_at += sc[j];
-      rc[j] = v_count(prm.m, j, this->r);
+      rc[j] = v_count(params.m, j, this->r);
       rd[j] = r_at;
       r_at += rc[j];
     }
@@ -380,19 +380,19 @@ struct ShiftCall : CallBase<Topo> {
   std::size_t from; // the rank whose block arrives here: r - q mod p
   PageVector<unsigned char> send, recv;
 
-  ShiftCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& prm)
-    : CallBase<Topo>(ep, topo, prm, prm.m), tag(t), from(source(topo.size(), ep.rank(), prm.q)), send(prm.m),
-      recv(prm.m)
+  ShiftCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& params)
+    : CallBase<Topo>(ep, topo, params, params.m), tag(t), from(source(topo.size(), ep.rank(), params.q)), send(params.m),
+      recv(params.m)
   {
-    for (std::size_t e = 0; e < prm.m; ++e) {
+    for (std::size_t e = 0; e < params.m; ++e) {
       send[e] = pattern(this->r, 0, e);
       recv[e] = poison(from, 0, e);
     }
   }
-  static std::size_t source(std::size_t p, std::size_t r, std::ptrdiff_t q)
+  static std::size_t source(std::size_t ranks, std::size_t rank, std::ptrdiff_t q)
   {
-    const auto pp = static_cast<std::ptrdiff_t>(p);
-    return static_cast<std::size_t>(((static_cast<std::ptrdiff_t>(r) - q) % pp + pp) % pp);
+    const auto pp = static_cast<std::ptrdiff_t>(ranks);
+    return static_cast<std::size_t>(((static_cast<std::ptrdiff_t>(rank) - q) % pp + pp) % pp);
   }
   void run() { collectives::shift(this->comm, send, recv, this->prm.q, tag); }
   bool check() const
@@ -411,8 +411,8 @@ struct BarrierCall {
   Tag tag;
   std::shared_ptr<std::atomic<std::size_t>> arrivals;
 
-  BarrierCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& prm)
-    : comm(ep, topo), tag(t), arrivals(prm.arrivals)
+  BarrierCall(BenchEndpoint& ep, const Topo& topo, Tag t, const Params& params)
+    : comm(ep, topo), tag(t), arrivals(params.arrivals)
   {
   }
   void run() { collectives::barrier(comm, tag); }
@@ -470,7 +470,7 @@ void bench_collective(Run& run, const Spec<Call, Entries>& sp)
   const Settings& s = run.settings;
   if (run.counting) {
     std::size_t listed = 0;
-    std::apply([&](const auto&... e) { ((listed += selected(s.only, e.tag.name) ? 1 : 0), ...); }, sp.entries);
+    std::apply([&](const auto&... e) { (count_if_selected(s.only, e.tag.name, listed), ...); }, sp.entries);
     run.cells += s.ps.size() * (sp.sized ? run.sizes.size() : 1) * listed;
     return;
   }

@@ -234,6 +234,12 @@ inline bool selected(const std::vector<std::string>& only, std::string_view name
   return only.empty() || std::find(only.begin(), only.end(), name) != only.end();
 }
 
+/// Counts `name` in `listed` when it passes the filter (a fold over a list of algorithms).
+inline void count_if_selected(const std::vector<std::string>& only, std::string_view name, std::size_t& listed)
+{
+  if (selected(only, name)) ++listed;
+}
+
 // ---------------------------------------------------------------------------------------
 // Synchronisation between iterations: a sense-reversing barrier. With a core per rank it
 // spins (leaving it costs no futex wake-up); with more ranks than cores it sleeps, so the
@@ -282,7 +288,7 @@ inline const cpu_set_t& original_cpus()
     cpu_set_t set;
     CPU_ZERO(&set);
     if (sched_getaffinity(0, sizeof set, &set) != 0)
-      for (int c = 0; c < CPU_SETSIZE; ++c) CPU_SET(c, &set);
+      for (std::size_t c = 0; c < CPU_SETSIZE; ++c) CPU_SET(c, &set);
     return set;
   }();
   return original;
@@ -307,8 +313,8 @@ inline std::size_t usable_cpus()
 /// (pinning 4 ranks to a core only stops the scheduler from balancing them).
 inline void place_thread(std::size_t r, std::size_t p, bool pin, const cpu_set_t& allowed)
 {
-  std::vector<int> cpus;
-  for (int c = 0; c < CPU_SETSIZE; ++c)
+  std::vector<std::size_t> cpus;
+  for (std::size_t c = 0; c < CPU_SETSIZE; ++c)
     if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
   cpu_set_t want = allowed;
   if (pin && p <= cpus.size()) {

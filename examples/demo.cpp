@@ -145,7 +145,7 @@ bool transpose(const char* topo_name, const Topo& topo, std::size_t n, Alg alg)
   const auto median_of_slowest = [](const std::vector<std::vector<double>>& t) {
     std::vector<double> slowest;
     for (const auto& run : t) slowest.push_back(*std::max_element(run.begin(), run.end()));
-    std::nth_element(slowest.begin(), slowest.begin() + slowest.size() / 2, slowest.end());
+    std::nth_element(slowest.begin(), slowest.begin() + static_cast<std::ptrdiff_t>(slowest.size() / 2), slowest.end());
     return slowest[slowest.size() / 2];
   };
   const double slowest = median_of_slowest(micros), slowest_exchange = median_of_slowest(exchange_micros);
@@ -175,7 +175,7 @@ int main()
   // n is a multiple of every p used (8 and 16).
   const std::size_t n = 240;
   std::puts("");
-  for (std::size_t p : {8, 16}) {
+  for (std::size_t p : {8u, 16u}) {
     const CostModel model = calibrated_model(p);
     std::printf("Calibrated threads transport, p = %zu: t_s = %.3g s, t_w = %.3g s/word, t_r = %.3g s/word, "
                 "t_sync = %.3g s/step, lanes %zu\n",

@@ -16,6 +16,7 @@
 #include <fstream>
 #include <mutex>
 #include <stdexcept>
+#include <string>
 
 namespace collectives::pmpi {
 
@@ -53,16 +54,20 @@ void check(int rc, const char* call)
 
 std::string model_text(const CostModel& m)
 {
-  char buf[300];
-  int n = std::snprintf(buf, sizeof buf, "t_s=%g s, t_w=%g s/word, t_h=%g s/hop, t_r=%g s/word", m.t_s, m.t_w, m.t_h,
-                        m.t_r);
+  const auto g = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return std::string(buf);
+  };
+  std::string text = "t_s=" + g(m.t_s) + " s, t_w=" + g(m.t_w) + " s/word, t_h=" + g(m.t_h) + " s/hop, t_r=" +
+                     g(m.t_r) + " s/word";
   // One node's terms, when set (model.hpp).
-  if (m.t_sync != 0) n += std::snprintf(buf + n, sizeof buf - n, ", t_sync=%g s/step", m.t_sync);
-  if (m.lanes != 0) n += std::snprintf(buf + n, sizeof buf - n, ", lanes=%zu", m.lanes);
-  if (m.half_duplex) n += std::snprintf(buf + n, sizeof buf - n, ", half_duplex");
-  if (m.crossbar) n += std::snprintf(buf + n, sizeof buf - n, ", crossbar");
-  if (m.t_fresh != 0) std::snprintf(buf + n, sizeof buf - n, ", t_fresh=%g s/word", m.t_fresh);
-  return buf;
+  if (m.t_sync != 0) text += ", t_sync=" + g(m.t_sync) + " s/step";
+  if (m.lanes != 0) text += ", lanes=" + std::to_string(m.lanes);
+  if (m.half_duplex) text += ", half_duplex";
+  if (m.crossbar) text += ", crossbar";
+  if (m.t_fresh != 0) text += ", t_fresh=" + g(m.t_fresh) + " s/word";
+  return text;
 }
 
 } // namespace

@@ -66,11 +66,15 @@ void print_report(std::FILE* out, const std::string& header)
   // line by line (or piece by piece) mpirun may interleave the program's own output into
   // the middle of a line.
   std::string text;
+  // (Every call below passes a literal format, which -Wformat-nonliteral cannot see.)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
   const auto line = [&text](const char* format, auto... args) {
     char buffer[512];
     const int n = std::snprintf(buffer, sizeof buffer, format, args...);
     if (n > 0) text.append(buffer, std::min<std::size_t>(static_cast<std::size_t>(n), sizeof buffer - 1));
   };
+#pragma GCC diagnostic pop
   Table& t = table();
   std::lock_guard lock(t.mutex);
   line("collectives-pmpi: %s\n", header.c_str());

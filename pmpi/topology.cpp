@@ -168,7 +168,8 @@ TopologyChoice choose_topology(std::size_t p, const CartesianInfo* cart, const T
   using K = TopologySpec::Kind;
   if (cart != nullptr) {
     std::size_t n_used = 0;
-    for (std::size_t x : cart->extents) n_used += x > 1 ? 1 : 0;
+    for (std::size_t x : cart->extents)
+      if (x > 1) ++n_used;
     if (n_used <= max_grid_dims && product(cart->extents) == p)
       return {product_of(cart->extents, cart->periodic), "Cartesian communicator"};
     // More non-trivial dimensions than a Grid holds: fall through to the environment.

@@ -23,7 +23,7 @@ std::vector<std::uint32_t> keys_of(std::size_t r, std::size_t n)
 {
   std::mt19937 gen(static_cast<std::uint32_t>(12345 + 7 * r));
   std::vector<std::uint32_t> k(n);
-  for (auto& x : k) x = gen() % 1000000u;
+  for (auto& x : k) x = static_cast<std::uint32_t>(gen() % 1000000u);
   return k;
 }
 

@@ -60,8 +60,10 @@ public:
   {
     double x0 = 1e300, y0 = 1e300, x1 = -1e300, y1 = -1e300;
     for (const auto& n : nodes) {
-      x0 = std::min(x0, n.x), y0 = std::min(y0, n.y);
-      x1 = std::max(x1, n.x), y1 = std::max(y1, n.y);
+      x0 = std::min(x0, n.x);
+      y0 = std::min(y0, n.y);
+      x1 = std::max(x1, n.x);
+      y1 = std::max(y1, n.y);
     }
     for (auto& n : nodes) n = {n.x - x0 + margin, n.y - y0 + margin};
     width = x1 - x0 + 2 * margin;

@@ -72,7 +72,7 @@ struct ChoiceMask {
   static constexpr std::size_t size = decltype(boost::hana::length(algorithms<C>))::value;
   static constexpr std::uint64_t allowed = boost::hana::unpack(algorithms<C>, [](auto... a) {
     std::uint64_t mask = 0, bit = 1;
-    ((mask |= algorithm_for<decltype(a), C, T, Commutative, InPlace> ? bit : 0, bit <<= 1), ...);
+    ((void(mask |= algorithm_for<decltype(a), C, T, Commutative, InPlace> ? bit : 0), void(bit <<= 1)), ...);
     return mask;
   });
   static constexpr bool usable =

@@ -476,7 +476,7 @@ constexpr double reduce_scatter_dimensional(const CostModel& c, const T& topo, d
   std::size_t rings = 0;
   for (std::size_t i = 0; i < topo.ndims(); ++i) {
     steps += detail::cf_d(topo.extent(i) - 1);
-    rings += topo.extent(i) > 1 ? 1 : 0;
+    rings += topo.extent(i) > 1 ? 1u : 0u;
   }
   const double P = detail::cf_d(p);
   const bool copied = p == 1 || (in_place && rings == 1);
@@ -1234,7 +1234,7 @@ constexpr double port_count(const T& topo, const CostModel& model)
   if (model.ports == Ports::one) return 1;
   if constexpr (product_topology<T>) {
     std::size_t d = 0;
-    for (std::size_t i = 0; i < topo.ndims(); ++i) d += topo.extent(i) == 1 ? 0 : topo.extent(i) == 2 ? 1 : 2;
+    for (std::size_t i = 0; i < topo.ndims(); ++i) d += topo.extent(i) == 1 ? 0u : topo.extent(i) == 2 ? 1u : 2u;
     return cf_d(d > 0 ? d : 1);
   } else if constexpr (requires { topo.degree(); }) {
     return cf_d(topo.degree() > 0 ? topo.degree() : 1);

@@ -361,7 +361,7 @@ public:
       b /= z;
     }
     hops_ += hops;
-    routes_ += hops != 0 ? 1 : 0;
+    routes_ += hops != 0 ? 1u : 0u;
     return hops;
   }
   /// Counts the loads: link by link (DenseLinkLoad), or, when the routes average 16 hops
@@ -580,7 +580,15 @@ private:
   // translation unit that includes this header compile std::sort over it).
   struct Entry {
     std::size_t from, to, source;
-    constexpr auto operator<=>(const Entry&) const = default;
+    constexpr bool operator==(const Entry&) const = default;
+    // By hand, not a defaulted <=>: clang 14 warns about the 0 its synthesized comparison
+    // categories compare with, under -Wzero-as-null-pointer-constant, in users' builds.
+    friend constexpr bool operator<(const Entry& a, const Entry& b)
+    {
+      if (a.from != b.from) return a.from < b.from;
+      if (a.to != b.to) return a.to < b.to;
+      return a.source < b.source;
+    }
   };
   RouteWalker<Topo> walker_;
   bool distinct_;

@@ -229,7 +229,7 @@ struct ReportSum {
   constexpr void add(const StepTally& t)
   {
     report.time += t.time;
-    report.steps += t.messages > 0 ? 1 : 0;
+    report.steps += t.messages > 0 ? 1u : 0u;
     report.messages += t.messages;
     report.congestion = std::max(report.congestion, t.congestion);
     blocks += t.blocks;
@@ -347,8 +347,8 @@ public:
   }
   /// A schedule already seen through its visit (a schedule of `size` ranks and `steps` steps).
   WalkScheduleRef(const void* object, std::size_t size, std::size_t steps,
-                  void (*visit)(const void*, std::size_t, std::size_t, StepOps&))
-    : object_(object), size_(size), steps_(steps), visit_(visit)
+                  void (*visit_fn)(const void*, std::size_t, std::size_t, StepOps&))
+    : object_(object), size_(size), steps_(steps), visit_(visit_fn)
   {
   }
   std::size_t size() const { return size_; }

@@ -627,7 +627,7 @@ private:
   {
     if (model_.ports == Ports::one) return 1;
     std::size_t n = 0;
-    for (std::size_t i = 0; i < f; ++i) n += st.send[first + i].offset == g ? 1 : 0;
+    for (std::size_t i = 0; i < f; ++i) n += st.send[first + i].offset == g ? 1u : 0u;
     return n;
   }
 
@@ -728,7 +728,10 @@ private:
           }
         }
       }
-      v0 = w0, v1 = w1, n0 = m0, n1 = m1;
+      v0 = w0;
+      v1 = w1;
+      n0 = m0;
+      n1 = m1;
     }
     return n0 && n1 ? (v0 > v1 ? v0 : v1) : n0 ? v0 : v1;
   }
@@ -804,13 +807,13 @@ private:
   {
     const auto [most, reach] = cyclic_max_hops(d, n);
     std::size_t taken = 0;
-    for (std::size_t i = 0; i < count; ++i) taken += cyclic_hops(excluded[i], d, p) == most ? 1 : 0;
+    for (std::size_t i = 0; i < count; ++i) taken += cyclic_hops(excluded[i], d, p) == most ? 1u : 0u;
     if (reach > taken) return most;
     // Rare: every rank of the largest hops is excluded; count them all.
     const auto hist = cyclic_hops_histogram(d, n);
     for (std::size_t h = most + 1; h-- > 0;) {
       std::size_t ex = 0;
-      for (std::size_t i = 0; i < count; ++i) ex += cyclic_hops(excluded[i], d, p) == h ? 1 : 0;
+      for (std::size_t i = 0; i < count; ++i) ex += cyclic_hops(excluded[i], d, p) == h ? 1u : 0u;
       if (hist[h] > ex) return h;
     }
     return 0;
@@ -904,7 +907,7 @@ private:
       double most = 0;
       for (std::size_t kd = 0; kd < 2; ++kd) {
         std::size_t left = t.count[kd];
-        for (std::size_t i = 0; i < nex; ++i) left -= t.kind_of(ex[i]) == kd ? 1 : 0;
+        for (std::size_t i = 0; i < nex; ++i) left -= t.kind_of(ex[i]) == kd ? 1u : 0u;
         if (left > 0) most = std::max(most, one_message(op.blocks, t.kind[kd].worst, t.kind[kd].hops));
       }
       return most;
@@ -1882,7 +1885,7 @@ private:
         bool counted = false;
         for (std::size_t e = 0; e < l && one_port && !counted; ++e)
           counted = sm.link[e] == sm.link[at] && sm.src[e] == sm.src[l];
-        n += counted ? 0 : 1;
+        n += counted ? 0u : 1u;
       }
       return n;
     };

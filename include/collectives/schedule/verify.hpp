@@ -187,7 +187,7 @@ constexpr VerifyResult verify(const S& s)
         if (q >= p) return fail("a receive names a partner outside 0..p-1", r, k);
         if (q == r) return fail("a rank receives from itself (use a local op)", r, k);
         std::size_t ordinal = 0;
-        for (std::size_t m = 0; m < n; ++m) ordinal += ops[r].recvs[m].peer == q ? 1 : 0;
+        for (std::size_t m = 0; m < n; ++m) ordinal += ops[r].recvs[m].peer == q ? 1u : 0u;
         const SendOp* match = nullptr;
         std::size_t seen = 0;
         for (const auto& snd : ops[q].sends)
@@ -208,8 +208,8 @@ constexpr VerifyResult verify(const S& s)
     for (std::size_t r = 0; r < p; ++r)
       for (const auto& snd : ops[r].sends) {
         std::size_t sends_to = 0, recvs_from = 0;
-        for (const auto& o : ops[r].sends) sends_to += o.peer == snd.peer ? 1 : 0;
-        for (const auto& o : ops[snd.peer].recvs) recvs_from += o.peer == r ? 1 : 0;
+        for (const auto& o : ops[r].sends) sends_to += o.peer == snd.peer ? 1u : 0u;
+        for (const auto& o : ops[snd.peer].recvs) recvs_from += o.peer == r ? 1u : 0u;
         if (sends_to != recvs_from) return fail("a send has no matching receive in the same step", r, k);
       }
     // Apply the receives.

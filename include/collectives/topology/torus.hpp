@@ -115,7 +115,7 @@ public:
   {
     if (static_extents_[i] != dynamic_extent) return static_extents_[i];
     std::size_t k = 0;
-    for (std::size_t j = 0; j < i; ++j) k += static_extents_[j] == dynamic_extent ? 1 : 0;
+    for (std::size_t j = 0; j < i; ++j) k += static_extents_[j] == dynamic_extent ? 1u : 0u;
     return dynamic_[k];
   }
 

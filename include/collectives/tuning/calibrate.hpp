@@ -46,8 +46,16 @@
 
 namespace collectives {
 
+// (g++ 12's -Wshadow takes the scoped enumerator `shift` for a shadow of collectives::shift.)
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wshadow"
+#endif
 /// How calibrate() exchanges its messages (see the top of this header).
 enum class CalibrationPattern : unsigned char { ping_pong, pairs, shift };
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 /// What calibrate() measures and how often.
 struct CalibrationOptions {
@@ -191,18 +199,18 @@ Calibration calibrate_detailed(E& ep, const CalibrationOptions& options = {})
     sizes.push_back(w);
     if (w > options.max_words / 4) break;
   }
-  std::vector<std::byte> a(sizes.back() * options.word_bytes, std::byte{1});
-  std::vector<std::byte> b(a.size(), std::byte{2});
+  std::vector<std::byte> sent(sizes.back() * options.word_bytes, std::byte{1});
+  std::vector<std::byte> received(sent.size(), std::byte{2});
 
   // Who takes part, with whom, and what one timed operation is.
-  const bool shift = options.pattern == CalibrationPattern::shift;
+  const bool shifting = options.pattern == CalibrationPattern::shift;
   const std::size_t peer = me ^ 1;
-  const bool active = p >= 2 && (shift || (peer < p && (options.pattern == CalibrationPattern::pairs || me <= 1)));
-  const double messages_per_op = shift ? 1 : 2; // a round trip is two messages
+  const bool active = p >= 2 && (shifting || (peer < p && (options.pattern == CalibrationPattern::pairs || me <= 1)));
+  const double messages_per_op = shifting ? 1 : 2; // a round trip is two messages
   auto op = [&](std::size_t bytes) {
-    const ConstBytes out_piece{a.data(), bytes};
-    const MutableBytes in_piece{b.data(), bytes};
-    if (shift) {
+    const ConstBytes out_piece{sent.data(), bytes};
+    const MutableBytes in_piece{received.data(), bytes};
+    if (shifting) {
       const SendRequest send{(me + 1) % p, std::span<const ConstBytes>(&out_piece, 1)};
       const RecvRequest recv{(me + p - 1) % p, std::span<const MutableBytes>(&in_piece, 1)};
       ep.exchange(std::span<const SendRequest>(&send, 1), std::span<const RecvRequest>(&recv, 1));

@@ -125,8 +125,8 @@ inline bool overlaps(const ByteBuffer& a, const Pattern& pa, const ByteBuffer& b
 inline bool fusable(const StepOps& ops, std::size_t li, const RecvOp& rcv, const std::array<ByteBuffer, 3>& bufs,
                     std::size_t elem)
 {
-  auto at = [&](Buffer b) { return bufs[static_cast<int>(b)].data; };
-  auto view = [&](Buffer b) -> const ByteBuffer& { return bufs[static_cast<int>(b)]; };
+  auto at = [&](Buffer b) { return bufs[static_cast<std::size_t>(b)].data; };
+  auto view = [&](Buffer b) -> const ByteBuffer& { return bufs[static_cast<std::size_t>(b)]; };
   const LocalOp& loc = ops.locals[li];
   if (loc.combine == Combine::copy || rcv.combine != Combine::copy) return false;
   if (loc.to.buffer != rcv.blocks.buffer || loc.to.count != rcv.blocks.count || loc.from.count != loc.to.count)
@@ -152,7 +152,7 @@ inline bool fusable(const StepOps& ops, std::size_t li, const RecvOp& rcv, const
 /// earlier op's: the fused ops need no check here.)
 inline std::size_t early_locals(const StepOps& ops, const std::array<ByteBuffer, 3>& bufs, std::size_t elem)
 {
-  auto view = [&](Buffer b) -> const ByteBuffer& { return bufs[static_cast<int>(b)]; };
+  auto view = [&](Buffer b) -> const ByteBuffer& { return bufs[static_cast<std::size_t>(b)]; };
   if (ops.locals.empty() || (ops.sends.empty() && ops.recvs.empty())) return 0;
   std::size_t n = 0;
   for (; n < ops.locals.size(); ++n) {
@@ -178,8 +178,8 @@ inline std::size_t early_locals(const StepOps& ops, const std::array<ByteBuffer,
 /// (memmove: in place, input and output are the same memory).
 inline bool direct_local(const LocalOp& loc, const std::array<ByteBuffer, 3>& bufs, std::size_t elem)
 {
-  const ByteBuffer& from = bufs[static_cast<int>(loc.from.buffer)];
-  const ByteBuffer& to = bufs[static_cast<int>(loc.to.buffer)];
+  const ByteBuffer& from = bufs[static_cast<std::size_t>(loc.from.buffer)];
+  const ByteBuffer& to = bufs[static_cast<std::size_t>(loc.to.buffer)];
   if (loc.from.count != loc.to.count) return false;
   if (loc.combine == Combine::copy && loc.from.buffer != loc.to.buffer) return true;
   for (std::size_t i = 0; i < loc.from.count; ++i)
@@ -213,7 +213,8 @@ struct EarlyLocals {
     e.ep->mark(Phase::copy, true, *e.info);
     for (std::size_t i = 0; i < e.count; ++i) {
       const LocalOp& loc = e.ops[i];
-      copy_local(loc, (*e.bufs)[static_cast<int>(loc.from.buffer)], (*e.bufs)[static_cast<int>(loc.to.buffer)], e.elem);
+      copy_local(loc, (*e.bufs)[static_cast<std::size_t>(loc.from.buffer)],
+                 (*e.bufs)[static_cast<std::size_t>(loc.to.buffer)], e.elem);
     }
     e.ep->mark(Phase::copy, false, *e.info);
   }
@@ -255,8 +256,8 @@ inline std::pair<const std::byte*, const std::byte*> alike_starts(const ByteBuff
 template <class P>
 void require_apart_or_same(const P& plan, const std::array<ByteBuffer, 3>& bufs, std::size_t elem)
 {
-  const ByteBuffer& in = bufs[static_cast<int>(Buffer::input)];
-  const ByteBuffer& out = bufs[static_cast<int>(Buffer::output)];
+  const ByteBuffer& in = bufs[static_cast<std::size_t>(Buffer::input)];
+  const ByteBuffer& out = bufs[static_cast<std::size_t>(Buffer::output)];
   if (in.data == out.data || in.data == nullptr || out.data == nullptr) return;
   // [lo, hi) of the bytes the plan names in each buffer.
   std::size_t lo[2] = {SIZE_MAX, SIZE_MAX}, hi[2] = {0, 0};
@@ -374,7 +375,7 @@ void make_plan(P& plan, const ScheduleRef& s, const EndpointRef& ep, const std::
 
   const std::size_t me = ep.rank;
   const bool transport_combines = ep.combines_on_receive;
-  auto view = [&](Buffer b) -> const ByteBuffer& { return bufs[static_cast<int>(b)]; };
+  auto view = [&](Buffer b) -> const ByteBuffer& { return bufs[static_cast<std::size_t>(b)]; };
   std::size_t staging_bytes = 0;
   for (std::size_t k = 0; k < s.steps; ++k) {
     auto& ops = x.ops_;
@@ -518,7 +519,7 @@ void run_plan(const P& plan, const EndpointRef& ep, const std::array<ByteBuffer,
               Context& x, StepInfo& info)
 {
   const std::size_t elem = red != nullptr ? red->elem : 1;
-  auto view = [&](Buffer b) -> const ByteBuffer& { return bufs[static_cast<int>(b)]; };
+  auto view = [&](Buffer b) -> const ByteBuffer& { return bufs[static_cast<std::size_t>(b)]; };
   for (std::size_t k = 0; k < plan.steps.size(); ++k) {
     const PlanStep& st = plan.steps[k];
     info.step = k;

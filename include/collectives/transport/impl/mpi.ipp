@@ -48,7 +48,8 @@ COLLECTIVES_DECL CostModel machine_model(MPI_Comm comm, std::size_t rank, std::s
   check(rc, "MPI_Comm_size and MPI_Allreduce on the node", rank);
   const std::size_t cores = ::collectives::detail::cpu_count(all);
   // {ranks per core on this node, whether some rank is not on this node}: the max of each.
-  double mine[2] = {static_cast<double>(local) / cores, static_cast<std::size_t>(local) == size ? 0.0 : 1.0};
+  double mine[2] = {static_cast<double>(local) / static_cast<double>(cores),
+                    static_cast<std::size_t>(local) == size ? 0.0 : 1.0};
   double worst[2] = {0, 0};
   check(PMPI_Allreduce(mine, worst, 2, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce", rank);
   const double per_core = worst[0];
@@ -349,7 +350,8 @@ COLLECTIVES_DECL long long Endpoint::received_bytes(MPI_Status& status, int code
   }
   MPI_Count n = 0;
   detail::check(MPI_Get_elements_x(&status, type, &n), "MPI_Get_elements_x", rank_);
-  return static_cast<long long>(n);
+  const long long count = n; // (MPI_Count: long long in Open MPI and MPICH)
+  return count;
 }
 
 COLLECTIVES_DECL int Endpoint::tag_for(const StepInfo* info) const

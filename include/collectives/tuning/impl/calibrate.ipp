@@ -28,7 +28,7 @@ COLLECTIVES_DECL std::int64_t monotonic_nanoseconds()
 #if COLLECTIVES_DETAIL_POSIX_CLOCK
   timespec now{};
   clock_gettime(CLOCK_MONOTONIC, &now);
-  return static_cast<std::int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
+  return std::int64_t{now.tv_sec} * 1000000000 + std::int64_t{now.tv_nsec};
 #else
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
     .count();
