@@ -68,8 +68,8 @@ static_assert(mesh_scatter.found());
 constexpr Selection mesh_alltoall = select<Collective::alltoall>(M{}, all_port_model, problem);
 static_assert(mesh_alltoall.found());
 // And store-and-forward, eight words in place: the dimensional algorithm wins (0.32 ms),
-// and the all-port one (2.63 ms) undercuts the ring pipelines' times; worked out while one
-// of those was the best so far, its 512 rounds took clang++ past its limit (1-2 M steps),
+// and the all-port one (2.63 ms) undercuts the two-way ring's 2.67; worked out while that
+// was the best so far, its 512 rounds took clang++ past its limit (1-2 M steps),
 // so the candidates that promise nothing are worked out cheapest first (select.hpp).
 constexpr CostModel all_port_sf{1e-6, 1e-9, 5e-8, 1e-10, Routing::store_and_forward, Ports::all};
 constexpr Problem eight_in_place{8, 1023, 3, true, true};
