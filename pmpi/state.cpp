@@ -54,19 +54,19 @@ void check(int rc, const char* call)
 
 std::string model_text(const CostModel& m)
 {
-  const auto g = [](double v) {
+  const auto number = [](double v) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%g", v);
     return std::string(buf);
   };
-  std::string text = "t_s=" + g(m.t_s) + " s, t_w=" + g(m.t_w) + " s/word, t_h=" + g(m.t_h) + " s/hop, t_r=" +
-                     g(m.t_r) + " s/word";
+  std::string text = "t_s=" + number(m.t_s) + " s, t_w=" + number(m.t_w) + " s/word, t_h=" + number(m.t_h) +
+                     " s/hop, t_r=" + number(m.t_r) + " s/word";
   // One node's terms, when set (model.hpp).
-  if (m.t_sync != 0) text += ", t_sync=" + g(m.t_sync) + " s/step";
+  if (m.t_sync != 0) text += ", t_sync=" + number(m.t_sync) + " s/step";
   if (m.lanes != 0) text += ", lanes=" + std::to_string(m.lanes);
   if (m.half_duplex) text += ", half_duplex";
   if (m.crossbar) text += ", crossbar";
-  if (m.t_fresh != 0) text += ", t_fresh=" + g(m.t_fresh) + " s/word";
+  if (m.t_fresh != 0) text += ", t_fresh=" + number(m.t_fresh) + " s/word";
   return text;
 }
 

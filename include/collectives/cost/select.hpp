@@ -133,6 +133,15 @@ constexpr std::size_t messages_of_busiest(const S& s)
   return count.n;
 }
 
+/// How much working out s's estimate takes, roughly: its steps times the messages of its
+/// busiest rank in step 0 (a tree before a ring; not the linear scatter's one step of
+/// p - 1 messages). select()'s order of candidates at compile time.
+template <schedule S>
+constexpr std::size_t estimate_work(const S& s)
+{
+  return s.num_steps() * std::max<std::size_t>(1, messages_of_busiest(s));
+}
+
 /// The position in `candidates` of the candidate of least measure(tag, position, least),
 /// where `least` is the least measure so far (npos before any) and measure gives std::nullopt
 /// for a candidate that does not take part; ties go to the earlier one; npos when none
@@ -172,12 +181,11 @@ constexpr Selection select_among(const boost::hana::tuple<A...>& candidates, con
   static_assert((fits_topology_type<A, T> || ...), "collectives::select: no candidate algorithm fits the topology's type");
   model.validated();
   // With Symmetric, the fitting candidate that looks cheapest to work out is worked out
-  // first: the fewest steps times the messages of one rank in the first (a tree before a
-  // ring; not the linear scatter's one step of p - 1 messages), among those that state their
-  // symmetry when any does. Its time bounds every other, so a candidate whose steps so far
-  // add up past it is never finished (estimate_unless_at_least). The seed's time comes from
-  // the evaluation by classes (no limit), so that calling this at run time (the tests do)
-  // runs what constant evaluation runs.
+  // first (estimate_work), among those that state their symmetry when any does. Its time
+  // bounds every other, so a candidate whose steps so far add up past it is never finished
+  // (estimate_unless_at_least). The seed's time comes from the evaluation by classes (no
+  // limit), so that calling this at run time (the tests do) runs what constant evaluation
+  // runs.
   std::size_t first = Selection::npos;
   double first_time = 0;
   if constexpr (Symmetric) {
@@ -194,7 +202,7 @@ constexpr Selection select_among(const boost::hana::tuple<A...>& candidates, con
       const S s = decltype(tag)::schedule(topo, problem);
       // (Counted only for a candidate of fewer steps than the least work so far.)
       const std::size_t steps = s.num_steps();
-      return steps < least ? steps * std::max<std::size_t>(1, detail::messages_of_busiest(s)) : steps;
+      return steps < least ? detail::estimate_work(s) : steps;
     });
     call_candidate_at<T>(candidates, first, [&](auto tag) {
       first_time =
@@ -203,7 +211,7 @@ constexpr Selection select_among(const boost::hana::tuple<A...>& candidates, con
   }
   if constexpr (Symmetric) {
     // After the seed, every other fitting candidate: first those that promise nothing, the
-    // cheapest to work out first (the seed's measure: a mesh's dimensional all-to-all, 62
+    // cheapest to work out first (estimate_work: a mesh's dimensional all-to-all, 62
     // steps, before the all-port one's 512 rounds of ten messages, which, worked out in the
     // list's order under a best time it undercut, took clang++ past its limit on
     // Mesh<32,32> store-and-forward), then those that promise a message in every step (a
@@ -219,9 +227,12 @@ constexpr Selection select_among(const boost::hana::tuple<A...>& candidates, con
     std::size_t fitting = 0;
     struct Pending {
       double promise = 0;     // the least time its promise allows (0: none)
-      std::size_t work = 0;   // its steps times the messages of its busiest rank in step 0
+      std::size_t work = 0;   // estimate_work
       std::size_t at = 0;     // its position in the list
-      constexpr bool before(const Pending& o) const { return promise < o.promise || (promise == o.promise && work < o.work); }
+      constexpr bool before(const Pending& o) const
+      {
+        return promise < o.promise || (promise == o.promise && work < o.work);
+      }
     };
     std::array<Pending, sizeof...(A)> order{};
     std::size_t pending = 0, at = 0;
@@ -234,8 +245,7 @@ constexpr Selection select_among(const boost::hana::tuple<A...>& candidates, con
             best = Selection{at, Tag::name, first_time, 0};
           else
             order[pending++] = with_schedule(tag, topo, problem, [&](const auto& sched, double m) {
-              return Pending{detail::step_promise(sched, topo, model, m).rest(0),
-                             sched.num_steps() * std::max<std::size_t>(1, detail::messages_of_busiest(sched)), at};
+              return Pending{detail::step_promise(sched, topo, model, m).rest(0), detail::estimate_work(sched), at};
             });
         }
       ++at;
