@@ -20,10 +20,12 @@ void run_allgather(Comm& comm, const T* in, T* out, std::size_t m, std::size_t n
 {
   const Problem problem{.m = comm.words(m * sizeof(T)), .in_place = InPlace};
   const BlockLayout blocks = BlockLayout::uniform(m);
-  run_algorithm<Collective::allgather, true, InPlace>(comm, alg, problem, [&](auto a) {
-    // In place, the schedules read the rank's block from the output.
-    const T* input = InPlace ? in : input_for(a, comm, in, m, out, n_out);
-    execute_call(a, comm, problem, a.schedule(comm.topology(), problem), input, blocks, out, blocks, blocks);
+  run_or_replay<T, Alg>(comm, {key_word(in), key_word(out), m, n_out}, NoCombine{}, [&] {
+    run_algorithm<Collective::allgather, true, InPlace>(comm, alg, problem, [&](auto a) {
+      // In place, the schedules read the rank's block from the output.
+      const T* input = InPlace ? in : input_for(a, comm, in, m, out, n_out);
+      execute_call(a, comm, problem, a.schedule(comm.topology(), problem), input, blocks, out, blocks, blocks);
+    });
   });
 }
 

@@ -22,11 +22,13 @@ void run_allreduce(Comm& comm, const T* in, T* out, std::size_t n, std::size_t n
   constexpr bool c = is_commutative_v<Op, T>;
   const std::size_t p = comm.size();
   const Problem problem{.m = comm.words(n * sizeof(T)), .commutative = c, .in_place = InPlace};
-  run_algorithm<Collective::allreduce, c, InPlace>(comm, alg, problem, [&](auto a) {
-    const BlockLayout layout = message_layout(a, n, p);
-    // In place, the schedules read the contributions from the output.
-    const T* input = InPlace ? in : input_for(a, comm, in, n, out, n_out);
-    execute_call(a, comm, problem, a.schedule(comm.topology(), problem), input, layout, out, layout, layout, op);
+  run_or_replay<T, Alg>(comm, {key_word(in), key_word(out), n, n_out}, op, [&] {
+    run_algorithm<Collective::allreduce, c, InPlace>(comm, alg, problem, [&](auto a) {
+      const BlockLayout layout = message_layout(a, n, p);
+      // In place, the schedules read the contributions from the output.
+      const T* input = InPlace ? in : input_for(a, comm, in, n, out, n_out);
+      execute_call(a, comm, problem, a.schedule(comm.topology(), problem), input, layout, out, layout, layout, op);
+    });
   });
 }
 

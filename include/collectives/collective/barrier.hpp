@@ -20,8 +20,10 @@ struct barrier_fn {
     const Problem problem{};
     char* none = nullptr;
     const BlockLayout empty = BlockLayout::uniform(0);
-    detail::run_algorithm<Collective::barrier, true, false>(comm, alg, problem, [&](auto a) {
-      detail::execute_call(a, comm, problem, a.schedule(comm.topology(), problem), none, empty, none, empty, empty);
+    detail::run_or_replay<char, Alg>(comm, {}, NoCombine{}, [&] {
+      detail::run_algorithm<Collective::barrier, true, false>(comm, alg, problem, [&](auto a) {
+        detail::execute_call(a, comm, problem, a.schedule(comm.topology(), problem), none, empty, none, empty, empty);
+      });
     });
   }
 };

@@ -30,9 +30,11 @@ struct broadcast_fn {
     const std::size_t n = std::ranges::size(buf);
     T* data = std::ranges::data(buf);
     const Problem problem{.m = comm.words(n * sizeof(T)), .root = root};
-    detail::run_algorithm<Collective::broadcast, true, false>(comm, alg, problem, [&](auto a) {
-      const BlockLayout layout = detail::message_layout(a, n, p);
-      detail::execute_call(a, comm, problem, a.schedule(comm.topology(), problem), data, layout, data, layout, layout);
+    detail::run_or_replay<T, Alg>(comm, {detail::key_word(data), n, root}, NoCombine{}, [&] {
+      detail::run_algorithm<Collective::broadcast, true, false>(comm, alg, problem, [&](auto a) {
+        const BlockLayout layout = detail::message_layout(a, n, p);
+        detail::execute_call(a, comm, problem, a.schedule(comm.topology(), problem), data, layout, data, layout, layout);
+      });
     });
   }
 };

@@ -35,11 +35,16 @@ struct gather_fn {
     const Problem problem{.m = comm.words(m * sizeof(T)), .root = root};
     T* out = std::ranges::data(recv);
     const BlockLayout blocks = BlockLayout::uniform(m);
-    detail::run_algorithm<Collective::gather, true, false>(comm, alg, problem, [&](auto a) {
-      const T* in = detail::input_for(a, comm, std::ranges::data(send), std::ranges::size(send), out,
-                                      std::ranges::size(recv));
-      detail::execute_call(a, comm, problem, a.schedule(comm.topology(), problem), in, blocks, out, blocks, blocks);
-    });
+    const T* send_data = std::ranges::data(send);
+    const std::size_t ns = std::ranges::size(send), nr = std::ranges::size(recv);
+    detail::run_or_replay<T, Alg>(comm, {detail::key_word(send_data), ns, detail::key_word(out), nr, root}, NoCombine{},
+                                  [&] {
+                                    detail::run_algorithm<Collective::gather, true, false>(comm, alg, problem, [&](auto a) {
+                                      const T* in = detail::input_for(a, comm, send_data, ns, out, nr);
+                                      detail::execute_call(a, comm, problem, a.schedule(comm.topology(), problem), in,
+                                                           blocks, out, blocks, blocks);
+                                    });
+                                  });
   }
 };
 

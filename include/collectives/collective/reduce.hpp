@@ -24,20 +24,22 @@ void run_reduce(Comm& comm, const T* in, T* out, std::size_t n, std::size_t n_ou
   const Problem problem{.m = comm.words(n * sizeof(T)), .root = root, .commutative = c, .in_place = InPlace};
   // MPI's use of in place is the root's alone: picked as if out of place on every rank.
   const Problem picked = picked_out_of_place<Collective::reduce, typename Comm::topology_type, c>(problem);
-  run_algorithm<Collective::reduce, c, false>(comm, alg, picked, [&](auto a) {
-    const BlockLayout layout = message_layout(a, n, p);
-    T* target = out;
-    std::size_t n_target = comm.rank() == root ? n_out : 0;
-    // Algorithms that leave the result on every rank borrow room for it off the root.
-    if (a.output_everywhere)
-      if (comm.rank() != root) {
-        target = reinterpret_cast<T*>(comm.context().result(n * sizeof(T)));
-        n_target = n;
-      }
-    // Out of place, schedules may read the input after writing the output (the trees fold
-    // the contribution in late): a send range overlapping the receive range is copied.
-    const T* input = InPlace ? input_for(a, comm, in, n, target, n_target) : unaliased_input(comm, in, n, target, n_target);
-    execute_call(a, comm, problem, a.schedule(comm.topology(), problem), input, layout, target, layout, layout, op);
+  run_or_replay<T, Alg>(comm, {key_word(in), key_word(out), n, n_out, root}, op, [&] {
+    run_algorithm<Collective::reduce, c, false>(comm, alg, picked, [&](auto a) {
+      const BlockLayout layout = message_layout(a, n, p);
+      T* target = out;
+      std::size_t n_target = comm.rank() == root ? n_out : 0;
+      // Algorithms that leave the result on every rank borrow room for it off the root.
+      if (a.output_everywhere)
+        if (comm.rank() != root) {
+          target = reinterpret_cast<T*>(comm.context().result(n * sizeof(T)));
+          n_target = n;
+        }
+      // Out of place, schedules may read the input after writing the output (the trees fold
+      // the contribution in late): a send range overlapping the receive range is copied.
+      const T* input = InPlace ? input_for(a, comm, in, n, target, n_target) : unaliased_input(comm, in, n, target, n_target);
+      execute_call(a, comm, problem, a.schedule(comm.topology(), problem), input, layout, target, layout, layout, op);
+    });
   });
 }
 

@@ -23,12 +23,14 @@ void run_reduce_scatter(Comm& comm, const T* in, T* out, std::size_t m, std::siz
   constexpr bool c = is_commutative_v<Op, T>;
   const Problem problem{.m = comm.words(m * sizeof(T)), .commutative = c, .in_place = InPlace};
   const BlockLayout blocks = BlockLayout::uniform(m);
-  run_algorithm<Collective::reduce_scatter, c, InPlace>(comm, alg, problem, [&](auto a) {
-    // Out of place the schedules may write the result before reading all of the input
-    // (ring's last message lands in it), so an overlapping send range is copied.
-    const T* input = InPlace ? input_for(a, comm, in, comm.size() * m, out, n_out)
-                             : unaliased_input(comm, in, comm.size() * m, out, n_out);
-    execute_call(a, comm, problem, a.schedule(comm.topology(), problem), input, blocks, out, blocks, blocks, op);
+  run_or_replay<T, Alg>(comm, {key_word(in), key_word(out), m, n_out}, op, [&] {
+    run_algorithm<Collective::reduce_scatter, c, InPlace>(comm, alg, problem, [&](auto a) {
+      // Out of place the schedules may write the result before reading all of the input
+      // (ring's last message lands in it), so an overlapping send range is copied.
+      const T* input = InPlace ? input_for(a, comm, in, comm.size() * m, out, n_out)
+                               : unaliased_input(comm, in, comm.size() * m, out, n_out);
+      execute_call(a, comm, problem, a.schedule(comm.topology(), problem), input, blocks, out, blocks, blocks, op);
+    });
   });
 }
 

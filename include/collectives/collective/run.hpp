@@ -13,10 +13,13 @@
 
 #include <boost/hana/length.hpp>
 
+#include <array>
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <functional>
+#include <type_traits>
 
 namespace collectives::detail {
 
@@ -57,6 +60,48 @@ void run_algorithm(Comm& comm, Alg alg, const Problem& problem, Run&& run)
   } else {
     require_fits(alg, comm.topology(), problem);
     run(alg);
+  }
+}
+
+/// One object per front end's instantiation: its address names the front end in a CallKey
+/// (not const: distinct objects that a linker could never fold into one).
+template <class Site>
+inline char call_site = 0;
+
+/// A call's argument as a word of its CallKey.
+template <class X>
+std::uintptr_t key_word(X x)
+{
+  if constexpr (std::is_pointer_v<X>) return reinterpret_cast<std::uintptr_t>(x);
+  else return static_cast<std::uintptr_t>(x);
+}
+
+/// Runs a front end's call, `run` (its run_algorithm), whose arguments are `args` (its
+/// buffers' addresses and sizes, its root or distance: what its schedule and buffers
+/// depend on besides the types): or, when this front end's latest call with the same
+/// arguments and policy ran one kept plan over the caller's own buffers, runs that plan
+/// again (detail::LastCalls), without selecting, building the schedule or looking the plan
+/// up. A call that runs again is the call that ran, with the same algorithm on every rank:
+/// the pick is a function of the arguments and the policy. An algorithm tag with a value
+/// is not in the key: such a call always runs through `run`.
+template <class T, class Alg, communicator Comm, class Op, class Run>
+void run_or_replay(Comm& comm, const std::array<std::uintptr_t, 5>& args, const Op& op, Run&& run)
+{
+  if constexpr (!std::is_empty_v<Alg>) {
+    run();
+  } else {
+    ExecContext& x = comm.context();
+    const CallKey key{&call_site<std::remove_cvref_t<Run>>, args, comm.policy().epoch()};
+    if (const std::size_t entry = x.replayable(key); entry < LastCalls::size) {
+      const Reducer red = make_reducer<T>(op);
+      StepInfo info = x.replay_info(entry);
+      info.call = comm.begin_call();
+      replay_at(entry, comm.endpoint(), &red, x, info);
+      return;
+    }
+    x.arm(key);
+    run();
+    x.commit();
   }
 }
 

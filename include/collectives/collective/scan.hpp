@@ -26,11 +26,13 @@ void run_scan(Comm& comm, const T* in, T* out, std::size_t n, std::size_t n_out,
   const BlockLayout whole = BlockLayout::uniform(n);
   // MPI lets each rank choose in place or not: picked as if out of place on every rank.
   const Problem picked = picked_out_of_place<Collective::scan, typename Comm::topology_type, c>(problem);
-  run_algorithm<Collective::scan, c, false>(comm, alg, picked, [&](auto a) {
-    // In place the algorithms run on the buffer itself (input_may_alias_output); out of
-    // place, overlapping buffers are staged.
-    const T* input = InPlace ? input_for(a, comm, in, n, out, n_out) : unaliased_input(comm, in, n, out, n_out);
-    execute_call(a, comm, problem, a.schedule(comm.topology(), problem), input, whole, out, whole, whole, op);
+  run_or_replay<T, Alg>(comm, {key_word(in), key_word(out), n, n_out}, op, [&] {
+    run_algorithm<Collective::scan, c, false>(comm, alg, picked, [&](auto a) {
+      // In place the algorithms run on the buffer itself (input_may_alias_output); out of
+      // place, overlapping buffers are staged.
+      const T* input = InPlace ? input_for(a, comm, in, n, out, n_out) : unaliased_input(comm, in, n, out, n_out);
+      execute_call(a, comm, problem, a.schedule(comm.topology(), problem), input, whole, out, whole, whole, op);
+    });
   });
 }
 

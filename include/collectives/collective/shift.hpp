@@ -52,10 +52,15 @@ struct shift_fn {
     const Problem problem{.m = comm.words(m * sizeof(T)), .q = q};
     T* out = std::ranges::data(recv);
     const BlockLayout block = BlockLayout::uniform(m);
-    detail::run_algorithm<Collective::shift, true, false>(comm, alg, problem, [&](auto a) {
-      const T* in = detail::input_for(a, comm, std::ranges::data(send), m, out, m);
-      detail::execute_call(a, comm, problem, a.schedule(comm.topology(), problem), in, block, out, block, block);
-    });
+    const T* send_data = std::ranges::data(send);
+    detail::run_or_replay<T, Alg>(comm, {detail::key_word(send_data), detail::key_word(out), m, detail::key_word(q)},
+                                  NoCombine{}, [&] {
+                                    detail::run_algorithm<Collective::shift, true, false>(comm, alg, problem, [&](auto a) {
+                                      const T* in = detail::input_for(a, comm, send_data, m, out, m);
+                                      detail::execute_call(a, comm, problem, a.schedule(comm.topology(), problem), in,
+                                                           block, out, block, block);
+                                    });
+                                  });
   }
 };
 

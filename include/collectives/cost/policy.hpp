@@ -79,8 +79,12 @@ public:
 
   /// Number of picks remembered (one per problem and root).
   constexpr std::size_t remembered() const { return remembered_; }
+  /// Changes whenever the picks are forgotten (clear(), set_model()): a call that ran
+  /// before may pick another algorithm now.
+  constexpr std::uint64_t epoch() const { return epoch_; }
   constexpr void clear()
   {
+    ++epoch_;
     for (std::size_t i = 0; i < used_; ++i) {
       entries_[i].by_root.clear();
       entries_[i].picks = 0;
@@ -176,6 +180,7 @@ private:
   std::vector<std::uint16_t> table_; // allocated with the first entry
   std::array<std::uint16_t, all_collectives.size()> latest_{}; // per collective: its latest entry
   std::size_t used_ = 0, remembered_ = 0;
+  std::uint64_t epoch_ = 0;
   std::size_t widest_ = 0; // the most roots of any entry so far
   std::uint64_t clock_ = 0;
 

@@ -250,6 +250,8 @@ public:
     return data_;
   }
   std::size_t capacity() const { return capacity_; }
+  /// Where get() would return for any size it holds.
+  std::byte* data() const { return data_; }
 
 private:
   static constexpr std::size_t alignment = 64;
@@ -323,6 +325,7 @@ struct Plan {
   Reducer kind{};                             // op: not compared (refreshed every call)
   std::byte* staging = nullptr;               // the staging region it was made with
   std::size_t staging_bytes = 0;
+  std::uint64_t stamp = 0;                    // which making of the slot's plan (LastCall)
 
   // The contents.
   const Reducer* red = nullptr;               // the running call's (the combines below read it)
@@ -383,6 +386,64 @@ struct PlanSlots {
   std::size_t unkept = plan_slots;               // the slot of plans not kept (execute())
   std::size_t newest = plan_slots;               // the slot of the latest plan made
   std::size_t made_in_a_row = 0;                 // kept plans made since one was reused
+};
+
+/// A collective call as its front end was given it, for running the latest call's plan
+/// again (LastCall): `site`, the front end's instantiation (its element type, operator,
+/// algorithm and communicator types, in place or not); `args`, its buffers' addresses and
+/// sizes and its root or distance; `epoch`, the selection policy's (a new model may pick
+/// another algorithm). Two calls with the same key run the same schedule over the same
+/// buffers.
+struct CallKey {
+  const void* site = nullptr;
+  std::array<std::uintptr_t, 5> args{};
+  std::uint64_t epoch = 0;
+  bool operator==(const CallKey& o) const
+  {
+    return site == o.site && args[0] == o.args[0] && args[1] == o.args[1] && args[2] == o.args[2] &&
+           args[3] == o.args[3] && args[4] == o.args[4] && epoch == o.epoch;
+  }
+};
+
+/// A front-end call whose one schedule ran from a kept plan over the caller's own
+/// buffers: a later call with the same key (a collective in a loop) runs that plan again
+/// without selecting, building its schedule or looking the plan up (LastCalls).
+struct LastCall {
+  enum class State : unsigned char { none, armed, ran, kept };
+  CallKey key{};
+  State state = State::none;
+  std::size_t slot = 0;    // the plan's slot (PlanSlots)
+  std::uint64_t stamp = 0; // the plan's stamp when it ran: made again since, it differs
+  StepInfo info{};         // the call's, but for its number
+};
+
+/// The latest four such calls (a loop of up to four calls in turn runs each again). A call is
+/// armed by its front end before it runs (ExecContext::arm), noted by the executor when
+/// its plan runs, and kept once it returns (commit); a call that copies its input into
+/// the context's memory (contribution(), result()), runs a second schedule or a plan that
+/// is not kept, or throws, is not kept. A copy starts empty.
+struct LastCalls {
+  static constexpr std::size_t size = 4;
+  LastCalls() = default;
+  LastCalls(const LastCalls&) : LastCalls() {}
+  LastCalls& operator=(const LastCalls&)
+  {
+    calls = {};
+    armed = size;
+    next = 0;
+    return *this;
+  }
+
+  std::array<LastCall, size> calls{};
+  std::size_t armed = size; // the running call's entry, or none
+  std::size_t next = 0;     // the entry a call of a new front end takes
+
+  /// The running call is not to be run again.
+  void drop()
+  {
+    if (armed < size) calls[armed].state = LastCall::State::none;
+    armed = size;
+  }
 };
 
 /// An endpoint seen through function pointers, so that the executor core is compiled once
@@ -458,10 +519,18 @@ template <class P, class Context>
 void run_plan(const P& plan, const EndpointRef& ep, const std::array<ByteBuffer, 3>& bufs, const Reducer* red,
               Context& x, StepInfo& info);
 
+/// Runs again the kept plan of x's LastCalls entry `entry` (ExecContext::replayable found
+/// that it fits), as run_steps runs a plan it has found: `info` is the entry's with this
+/// call's number (execution/impl/executor.ipp).
+template <class Context>
+void replay_steps(std::size_t entry, const EndpointRef& ep, const Reducer* red, Context& x, StepInfo& info);
+
 #if COLLECTIVES_DETAIL_CORE_APART
-/// run_steps<ExecContext>, compiled once (collectives::compiled, or the tests' linked core).
+/// run_steps<ExecContext> and replay_steps<ExecContext>, compiled once
+/// (collectives::compiled, or the tests' linked core).
 void run_schedule_core(const ScheduleRef& s, const EndpointRef& ep, const std::array<ByteBuffer, 3>& bufs,
                        const Reducer* red, ExecContext& x, StepInfo& info);
+void replay_core(std::size_t entry, const EndpointRef& ep, const Reducer* red, ExecContext& x, StepInfo& info);
 #endif
 
 } // namespace detail
@@ -474,10 +543,18 @@ public:
   /// Scratch space for a schedule's scratch blocks.
   std::byte* scratch(std::size_t bytes) { return scratch_.get(bytes); }
   /// Room for a whole result on ranks whose caller gave none (output_everywhere).
-  std::byte* result(std::size_t bytes) { return result_.get(bytes); }
+  std::byte* result(std::size_t bytes)
+  {
+    last_.drop(); // the call's buffers are not all the caller's
+    return result_.get(bytes);
+  }
   /// A copy of an in-place call's contribution, for schedules that read their input
   /// while writing the output.
-  std::byte* contribution(std::size_t bytes) { return contribution_.get(bytes); }
+  std::byte* contribution(std::size_t bytes)
+  {
+    last_.drop(); // a copy made by every call
+    return contribution_.get(bytes);
+  }
   /// Bytes held for such copies: 0 while every in-place call ran on the caller's buffer
   /// itself, as every reduce, reduce_scatter, allreduce and scan algorithm that runs in
   /// place does (a call whose input and output overlap without starting together copies).
@@ -493,6 +570,10 @@ public:
   /// plans of the latest detail::plan_slots (64) different calls; a loop over more keeps
   /// those of most of them (detail::plan_churn_after).
   std::uint64_t plans_reused() const { return plans_reused_; }
+  /// Of those, the calls that ran the plan of an earlier call of the same front end with
+  /// the same arguments as it was (detail::LastCalls: without selecting, building the
+  /// schedule or looking the plan up; the latest four front ends called are remembered).
+  std::uint64_t calls_replayed() const { return calls_replayed_; }
   /// Bytes held for reuse.
   std::size_t bytes_held() const
   {
@@ -509,7 +590,52 @@ public:
     return built_.template of<Later>(c);
   }
 
+  /// (detail: used by the collectives; see detail::LastCalls) The entry of a kept call
+  /// with `key` whose plan may run again as it is, or LastCalls::size: the plan was not
+  /// made again since, and the scratch and staging it was made with are still the
+  /// context's.
+  std::size_t replayable(const detail::CallKey& key) const
+  {
+    for (std::size_t i = 0; i < detail::LastCalls::size; ++i) {
+      const detail::LastCall& l = last_.calls[i];
+      if (l.state != detail::LastCall::State::kept || !(l.key == key)) continue;
+      if (l.slot >= plans_.plans.size()) return detail::LastCalls::size;
+      const detail::Plan& p = *plans_.plans[l.slot];
+      if (!p.valid || p.stamp != l.stamp || (p.bufs[2].data != nullptr && p.bufs[2].data != scratch_.data()) ||
+          (p.staging_bytes != 0 && p.staging != staging_.data()))
+        return detail::LastCalls::size;
+      return i;
+    }
+    return detail::LastCalls::size;
+  }
+  /// The StepInfo of entry i's call (detail).
+  const StepInfo& replay_info(std::size_t i) const { return last_.calls[i].info; }
+  /// A front end's call with `key` begins (detail; see detail::LastCalls): it takes the
+  /// entry of the same call, else the next in turn (so up to four calls in turn, of one
+  /// front end or several, each run again).
+  void arm(const detail::CallKey& key)
+  {
+    std::size_t i = 0;
+    while (i < detail::LastCalls::size && !(last_.calls[i].key == key)) ++i;
+    if (i == detail::LastCalls::size) i = last_.next++ % detail::LastCalls::size;
+    last_.calls[i].key = key;
+    last_.calls[i].state = detail::LastCall::State::armed;
+    last_.armed = i;
+  }
+  /// The armed call returned (detail): kept if its one plan ran.
+  void commit()
+  {
+    if (last_.armed < detail::LastCalls::size) {
+      detail::LastCall& l = last_.calls[last_.armed];
+      l.state = l.state == detail::LastCall::State::ran ? detail::LastCall::State::kept : detail::LastCall::State::none;
+    }
+    last_.armed = detail::LastCalls::size;
+  }
+
 private:
+  template <class Context>
+  friend void detail::replay_steps(std::size_t, const detail::EndpointRef&, const detail::Reducer*, Context&,
+                                   StepInfo&);
   template <class Context>
   friend void detail::run_steps(const detail::ScheduleRef&, const detail::EndpointRef&,
                                 const std::array<detail::ByteBuffer, 3>&, const detail::Reducer*, Context&,
@@ -532,6 +658,9 @@ private:
   std::array<std::size_t, detail::Plan::lists> plan_sizes_{};
   std::uint64_t calls_ = 0;
   std::uint64_t plans_reused_ = 0;
+  std::uint64_t calls_replayed_ = 0;
+  std::uint64_t plans_made_ = 0; // stamps the plans (detail::LastCall)
+  detail::LastCalls last_;
   std::vector<std::size_t> displacements_;
   detail::AlignedRegion scratch_, staging_, local_, result_, contribution_;
   detail::BuiltSchedules built_;
@@ -550,6 +679,19 @@ void run_schedule_at(const ScheduleRef& s, E& ep, const std::array<ByteBuffer, 3
   run_schedule_core(s, endpoint_ref(ep), bufs, red, x, info);
 #else
   run_steps(s, endpoint_ref(ep), bufs, red, x, info);
+#endif
+}
+} // namespace detail
+
+namespace detail {
+/// replay_steps() for endpoint `ep`.
+template <endpoint E>
+void replay_at(std::size_t entry, E& ep, const Reducer* red, ExecContext& x, StepInfo& info)
+{
+#if COLLECTIVES_DETAIL_CORE_APART
+  replay_core(entry, endpoint_ref(ep), red, x, info);
+#else
+  replay_steps(entry, endpoint_ref(ep), red, x, info);
 #endif
 }
 } // namespace detail

@@ -666,6 +666,7 @@ void run_steps(const ScheduleRef& s, const EndpointRef& ep, const std::array<Byt
       v.reserve(x.plan_sizes_[list++]);
     });
     make_plan(*plan, s, ep, bufs, red, x);
+    plan->stamp = ++x.plans_made_;
     bool grew = false;
     list = 0;
     plan->each_list([&](auto& v) {
@@ -695,7 +696,37 @@ void run_steps(const ScheduleRef& s, const EndpointRef& ep, const std::array<Byt
   }
   slots.used[found] = x.calls_;
   if (found != slots.latest) slots.previous = std::exchange(slots.latest, found);
+  if (x.last_.armed < LastCalls::size) {
+    // A front end's call (ExecContext::arm): its one kept plan may run again (LastCalls).
+    LastCall& last = x.last_.calls[x.last_.armed];
+    if (last.state == LastCall::State::armed && s.same != nullptr && plan->valid) {
+      last.state = LastCall::State::ran;
+      last.slot = found;
+      last.stamp = plan->stamp;
+      last.info = info;
+    } else {
+      x.last_.drop();
+    }
+  }
   run_plan(*plan, ep, bufs, red, x, info);
+}
+
+template <class Context>
+void replay_steps(std::size_t entry, const EndpointRef& ep, const Reducer* red, Context& x, StepInfo& info)
+{
+  auto& slots = x.plans_;
+  const std::size_t found = x.last_.calls[entry].slot;
+  if (ep.check_call != nullptr && info.call != 0) ep.check_call(ep.ep, info);
+  ep.mark(Phase::post, true, info);
+  ++x.calls_;
+  ++x.plans_reused_;
+  ++x.calls_replayed_;
+  slots.made_in_a_row = 0;
+  auto& plan = *slots.plans[found];
+  plan.red = red; // this call's operator
+  slots.used[found] = x.calls_;
+  if (found != slots.latest) slots.previous = std::exchange(slots.latest, found);
+  run_plan(plan, ep, plan.bufs, red, x, info);
 }
 
 #if COLLECTIVES_DETAIL_CORE_APART
@@ -703,6 +734,11 @@ void run_schedule_core(const ScheduleRef& s, const EndpointRef& ep, const std::a
                        const Reducer* red, ExecContext& x, StepInfo& info)
 {
   run_steps(s, ep, bufs, red, x, info);
+}
+
+void replay_core(std::size_t entry, const EndpointRef& ep, const Reducer* red, ExecContext& x, StepInfo& info)
+{
+  replay_steps(entry, ep, red, x, info);
 }
 #endif
 
