@@ -425,10 +425,12 @@ private:
   std::uint64_t call_field(std::uint64_t call) const
   {
     // The latest call's field kept: every step of a call tags its messages, and a 64-bit
-    // division per step sat on the path of every small message.
+    // division per step sat on the path of every small message. The next call's field
+    // follows it without one (calls are numbered one by one).
     if (call != field_call_) {
+      field_ = call == field_call_ + 1 && field_call_ != 0 ? (field_ == call_window_ ? 1 : field_ + 1)
+                                                           : 1 + (call - 1) % call_window_;
       field_call_ = call;
-      field_ = 1 + (call - 1) % call_window_;
     }
     return field_;
   }
