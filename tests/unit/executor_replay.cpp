@@ -207,6 +207,10 @@ TEST_CASE("replayed calls: what makes a call run as a new one", "[threads][execu
     comm.set_cost_model(CostModel{1e-6, 1e-9, 0, 0});
     step("after set_cost_model", false);
     step("the same call under the new model", true);
+    // A policy assigned whole (its epoch moves past both).
+    comm.policy() = SelectionPolicy(CostModel{1e-5, 1e-9, 0, 0});
+    step("after the policy was assigned", false);
+    step("the same call under the assigned policy", true);
     // Other buffers, then these again: the latest four calls are remembered.
     std::vector<double> other(4);
     allreduce(comm, in, other, std::plus<>{});

@@ -79,12 +79,13 @@ public:
 
   /// Number of picks remembered (one per problem and root).
   constexpr std::size_t remembered() const { return remembered_; }
-  /// Changes whenever the picks are forgotten (clear(), set_model()): a call that ran
-  /// before may pick another algorithm now.
-  constexpr std::uint64_t epoch() const { return epoch_; }
+  /// Changes whenever the picks may change: the picks are forgotten (clear(),
+  /// set_model()) or the policy is assigned another's (a call that ran before may pick
+  /// another algorithm now; the collectives run a call again only within one epoch).
+  constexpr std::uint64_t epoch() const { return epoch_.value; }
   constexpr void clear()
   {
-    ++epoch_;
+    ++epoch_.value;
     for (std::size_t i = 0; i < used_; ++i) {
       entries_[i].by_root.clear();
       entries_[i].picks = 0;
@@ -180,7 +181,18 @@ private:
   std::vector<std::uint16_t> table_; // allocated with the first entry
   std::array<std::uint16_t, all_collectives.size()> latest_{}; // per collective: its latest entry
   std::size_t used_ = 0, remembered_ = 0;
-  std::uint64_t epoch_ = 0;
+  // Assigned another policy's, it moves past both: never an epoch this policy had.
+  struct Epoch {
+    std::uint64_t value = 0;
+    constexpr Epoch() = default;
+    constexpr Epoch(const Epoch&) = default;
+    constexpr Epoch& operator=(const Epoch& other) noexcept
+    {
+      value = (value > other.value ? value : other.value) + 1;
+      return *this;
+    }
+  };
+  Epoch epoch_;
   std::size_t widest_ = 0; // the most roots of any entry so far
   std::uint64_t clock_ = 0;
 
