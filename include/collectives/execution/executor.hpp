@@ -436,7 +436,7 @@ struct LastCalls {
 
   std::array<LastCall, size> calls{};
   std::size_t armed = size; // the running call's entry, or none
-  std::size_t next = 0;     // the entry a call of a new front end takes
+  std::size_t next = 0;     // the entry a call with a new key takes
 
   /// The running call is not to be run again.
   void drop()
@@ -572,7 +572,7 @@ public:
   std::uint64_t plans_reused() const { return plans_reused_; }
   /// Of those, the calls that ran the plan of an earlier call of the same front end with
   /// the same arguments as it was (detail::LastCalls: without selecting, building the
-  /// schedule or looking the plan up; the latest four front ends called are remembered).
+  /// schedule or looking the plan up; the latest four such calls are remembered).
   std::uint64_t calls_replayed() const { return calls_replayed_; }
   /// Bytes held for reuse.
   std::size_t bytes_held() const
