@@ -3,10 +3,10 @@
 // looked up; ExecContext::calls_replayed counts them). Checked here: every collective in a
 // loop over the same buffers, new data each round, against the serial reference, on p
 // that are and are not powers of two, by default and named; and every way the latest
-// call's plan can stop fitting, where the call must run as a new one: another model,
-// scratch a larger call moved, a plan made again in its slot, input that overlaps the
-// output (copied every call), a non-root reduce's borrowed result, more front ends in
-// turn than remembered, a copied communicator.
+// call's plan can stop fitting, where the call must run as a new one: another model or
+// an assigned policy, scratch a larger call moved, input that overlaps the output (copied
+// every call), a non-root reduce's borrowed result, more calls in turn than remembered, a
+// copied communicator.
 
 #include <catch2/catch.hpp>
 
@@ -14,10 +14,11 @@
 
 #include <collectives/collectives.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <numeric>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -36,7 +37,6 @@ std::int64_t value(std::size_t r, std::size_t i, std::size_t k)
 struct Seen {
   std::vector<std::string> wrong;
   std::uint64_t replayed = 0;
-  std::uint64_t calls = 0;
 };
 
 /// Every collective, `rounds` times in a row each, over the same buffers with new data each

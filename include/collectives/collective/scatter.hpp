@@ -7,7 +7,9 @@
 #include <collectives/collective/buffers.hpp>
 #include <collectives/execution/communicator.hpp>
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 
 namespace collectives {
@@ -37,14 +39,13 @@ struct scatter_fn {
     const BlockLayout blocks = BlockLayout::uniform(m);
     const T* send_data = std::ranges::data(send);
     const std::size_t ns = std::ranges::size(send), nr = std::ranges::size(recv);
-    detail::run_or_replay<T, Alg>(comm, {detail::key_word(send_data), ns, detail::key_word(out), nr, root}, NoCombine{},
-                                  [&] {
-                                    detail::run_algorithm<Collective::scatter, true, false>(comm, alg, problem, [&](auto a) {
-                                      const T* in = detail::input_for(a, comm, send_data, ns, out, nr);
-                                      detail::execute_call(a, comm, problem, a.schedule(comm.topology(), problem), in,
-                                                           blocks, out, blocks, blocks);
-                                    });
-                                  });
+    const std::array<std::uintptr_t, 5> args{detail::key_word(send_data), ns, detail::key_word(out), nr, root};
+    detail::run_or_replay<T, Alg>(comm, args, NoCombine{}, [&] {
+      detail::run_algorithm<Collective::scatter, true, false>(comm, alg, problem, [&](auto a) {
+        const T* in = detail::input_for(a, comm, send_data, ns, out, nr);
+        detail::execute_call(a, comm, problem, a.schedule(comm.topology(), problem), in, blocks, out, blocks, blocks);
+      });
+    });
   }
 };
 

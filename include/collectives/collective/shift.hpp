@@ -19,7 +19,9 @@
 #include <collectives/detail/require.hpp>
 #include <collectives/execution/communicator.hpp>
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 
 namespace collectives {
@@ -53,14 +55,13 @@ struct shift_fn {
     T* out = std::ranges::data(recv);
     const BlockLayout block = BlockLayout::uniform(m);
     const T* send_data = std::ranges::data(send);
-    detail::run_or_replay<T, Alg>(comm, {detail::key_word(send_data), detail::key_word(out), m, detail::key_word(q)},
-                                  NoCombine{}, [&] {
-                                    detail::run_algorithm<Collective::shift, true, false>(comm, alg, problem, [&](auto a) {
-                                      const T* in = detail::input_for(a, comm, send_data, m, out, m);
-                                      detail::execute_call(a, comm, problem, a.schedule(comm.topology(), problem), in,
-                                                           block, out, block, block);
-                                    });
-                                  });
+    const std::array<std::uintptr_t, 5> args{detail::key_word(send_data), detail::key_word(out), m, detail::key_word(q)};
+    detail::run_or_replay<T, Alg>(comm, args, NoCombine{}, [&] {
+      detail::run_algorithm<Collective::shift, true, false>(comm, alg, problem, [&](auto a) {
+        const T* in = detail::input_for(a, comm, send_data, m, out, m);
+        detail::execute_call(a, comm, problem, a.schedule(comm.topology(), problem), in, block, out, block, block);
+      });
+    });
   }
 };
 

@@ -42,6 +42,7 @@
 #include <new>
 #include <span>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace collectives {
@@ -646,6 +647,27 @@ private:
   template <class P, class Context>
   friend void detail::run_plan(const P&, const detail::EndpointRef&, const std::array<detail::ByteBuffer, 3>&,
                                const detail::Reducer*, Context&, StepInfo&);
+
+  // What run_steps and replay_steps both do around the plan a call runs: the call's start
+  // (the cross-rank check, the trace's post phase, its number here), a kept plan reused
+  // with this call's operator, and the slots' order of use.
+  void begin_run(const detail::EndpointRef& ep, const StepInfo& info)
+  {
+    if (ep.check_call != nullptr && info.call != 0) ep.check_call(ep.ep, info);
+    ep.mark(Phase::post, true, info);
+    ++calls_;
+  }
+  void reuse(detail::Plan& plan, const detail::Reducer* red)
+  {
+    ++plans_reused_;
+    plans_.made_in_a_row = 0;
+    plan.red = red;
+  }
+  void ran(std::size_t slot)
+  {
+    plans_.used[slot] = calls_;
+    if (slot != plans_.latest) plans_.previous = std::exchange(plans_.latest, slot);
+  }
 
   StepOps ops_;
   // The latest calls' plans, at most detail::plan_slots (the least recently used goes, but

@@ -589,9 +589,7 @@ void run_steps(const ScheduleRef& s, const EndpointRef& ep, const std::array<Byt
   if (red != nullptr) info.element_bytes = red->elem;
   if (s.steps == 0) return;
   info.step = 0;
-  if (ep.check_call != nullptr && info.call != 0) ep.check_call(ep.ep, info);
-  ep.mark(Phase::post, true, info);
-  ++x.calls_;
+  x.begin_run(ep, info);
   auto& slots = x.plans_;
   using P = std::remove_cvref_t<decltype(*slots.plans[0])>; // Plan (dependent: see plan_fits)
   const std::size_t kept = slots.plans.size();
@@ -628,10 +626,8 @@ void run_steps(const ScheduleRef& s, const EndpointRef& ep, const std::array<Byt
   }
   P* plan = nullptr;
   if (found != plan_slots) {
-    ++x.plans_reused_;
-    slots.made_in_a_row = 0;
     plan = slots.plans[found].get();
-    plan->red = red; // this call's operator
+    x.reuse(*plan, red);
   } else {
     if (s.same == nullptr && slots.unkept < kept) {
       found = slots.unkept; // a plan that is not kept: always the same slot
@@ -694,8 +690,7 @@ void run_steps(const ScheduleRef& s, const EndpointRef& ep, const std::array<Byt
         });
       }
   }
-  slots.used[found] = x.calls_;
-  if (found != slots.latest) slots.previous = std::exchange(slots.latest, found);
+  x.ran(found);
   if (x.last_.armed < LastCalls::size) {
     // A front end's call (ExecContext::arm): its one kept plan may run again (LastCalls).
     LastCall& last = x.last_.calls[x.last_.armed];
@@ -714,18 +709,12 @@ void run_steps(const ScheduleRef& s, const EndpointRef& ep, const std::array<Byt
 template <class Context>
 void replay_steps(std::size_t entry, const EndpointRef& ep, const Reducer* red, Context& x, StepInfo& info)
 {
-  auto& slots = x.plans_;
   const std::size_t found = x.last_.calls[entry].slot;
-  if (ep.check_call != nullptr && info.call != 0) ep.check_call(ep.ep, info);
-  ep.mark(Phase::post, true, info);
-  ++x.calls_;
-  ++x.plans_reused_;
+  auto& plan = *x.plans_.plans[found];
+  x.begin_run(ep, info);
+  x.reuse(plan, red);
   ++x.calls_replayed_;
-  slots.made_in_a_row = 0;
-  auto& plan = *slots.plans[found];
-  plan.red = red; // this call's operator
-  slots.used[found] = x.calls_;
-  if (found != slots.latest) slots.previous = std::exchange(slots.latest, found);
+  x.ran(found);
   run_plan(plan, ep, plan.bufs, red, x, info);
 }
 
